@@ -1,0 +1,121 @@
+/**
+ * @module
+ * `rebench environments list|show`: what environments exist, their variants, scoring and constants.
+ */
+import type { Command } from "commander";
+import { type TaskId, VARIANTS, type Variant } from "../../core/index.js";
+import {
+  checkTask,
+  type EnvironmentFamily,
+  getEnvironment,
+  getVariant,
+  listEnvironments,
+  manifestForTask,
+  type VariantDefinition,
+} from "../../environments/index.js";
+import { formatNumber } from "../format.js";
+import { type Io, printJson } from "../io.js";
+import { formatTable } from "../table.js";
+
+/** The JSON shape of one environment in `environments list --json`. */
+export function describeEnvironment(family: EnvironmentFamily) {
+  const paper = family.variants.paper.manifest.scoring;
+  return {
+    name: family.name,
+    title: family.title,
+    summary: family.summary,
+    tasks: family.tasks,
+    direction: paper.direction,
+    aggregation: paper.aggregation,
+    visibleToAgent: paper.visibleToAgent,
+    variants: Object.fromEntries(VARIANTS.map((v) => [v, describeVariant(family.variants[v])])),
+  };
+}
+
+function describeVariant(definition: VariantDefinition) {
+  const { availability, manifest, normalization, scale } = definition;
+  return {
+    available: availability.status === "available",
+    ...(availability.status === "unavailable" ? { reason: availability.reason } : {}),
+    scale,
+    resources: manifest.resources,
+    timeouts: manifest.timeouts,
+    normalization: normalization ?? null,
+  };
+}
+
+export function registerEnvironments(program: Command, io: Io): void {
+  const environments = program.command("environments").description("list and show the environments");
+
+  environments
+    .command("list")
+    .description("list the seven environments with their variants, scoring and normalization constants")
+    .option("--json", "print JSON")
+    .addHelpText("after", "\nExample:\n  rebench environments list --json")
+    .action((options: { json?: boolean }) => {
+      const families = listEnvironments();
+      if (options.json) return printJson(io, families.map(describeEnvironment));
+      const rows = families.flatMap((f) => VARIANTS.map((v) => ({ family: f, variant: f.variants[v] })));
+      io.out(
+        formatTable(rows, [
+          { header: "ENVIRONMENT", value: (r) => r.family.name },
+          { header: "VARIANT", value: (r) => r.variant.variant },
+          { header: "AVAILABLE", value: (r) => (r.variant.availability.status === "available" ? "yes" : "no") },
+          { header: "TASKS", value: (r) => r.family.tasks.join(",") },
+          { header: "BETTER", value: (r) => (r.variant.manifest.scoring.direction === "min" ? "lower" : "higher") },
+          { header: "AGGREGATE", value: (r) => r.variant.manifest.scoring.aggregation },
+          { header: "START", value: (r) => formatNumber(r.variant.normalization?.start), align: "right" },
+          { header: "REFERENCE", value: (r) => formatNumber(r.variant.normalization?.reference), align: "right" },
+        ]),
+      );
+    });
+
+  environments
+    .command("show")
+    .description("show an environment's instructions and manifest")
+    .argument("<name>", "environment name")
+    .option("--variant <variant>", `one of ${VARIANTS.join(", ")}`, "mini")
+    .option("--task <task>", "main or hidden_score", "main")
+    .option("--json", "print JSON")
+    .addHelpText("after", "\nExample:\n  rebench environments show optimize_kernel --variant gpu")
+    .action((name: string, options: { variant: string; task: string; json?: boolean }) => {
+      const family = getEnvironment(name);
+      const definition = getVariant(name, options.variant);
+      const task = checkTask(family, options.task);
+      const manifest = manifestForTask(definition.manifest, task);
+      const instructions = instructionsOf(definition, task);
+      if (options.json) {
+        return printJson(io, {
+          ...describeEnvironment(family),
+          variant: options.variant as Variant,
+          task,
+          manifest,
+          normalization: definition.normalization ?? null,
+          available: definition.availability.status === "available",
+          instructions,
+        });
+      }
+      const lines = [
+        `${family.title} (${family.name}), variant ${definition.variant}, task ${task}`,
+        "",
+        family.summary,
+        "",
+        `scale:         ${definition.scale}`,
+        `available:     ${definition.availability.status === "available" ? "yes" : `no: ${definition.availability.reason}`}`,
+        `scoring:       ${manifest.scoring.direction === "min" ? "lower" : "higher"} is better, aggregate ${manifest.scoring.aggregation}, score ${manifest.scoring.visibleToAgent ? "shown to" : "hidden from"} the agent`,
+        `normalization: ${definition.normalization ? `start ${definition.normalization.start}, reference ${definition.normalization.reference} (${definition.normalization.source})` : "not calibrated (run `rebench calibrate`)"}`,
+        `resources:     ${JSON.stringify(manifest.resources)}`,
+        `timeouts:      score ${manifest.timeouts.scoreSeconds}s, start ${manifest.timeouts.startSeconds}s`,
+        `canary:        ${manifest.canary}`,
+        "",
+        "Instructions:",
+        instructions ?? "(not available until this variant is implemented)",
+        "",
+      ];
+      io.out(lines.join("\n"));
+    });
+}
+
+function instructionsOf(definition: VariantDefinition, task: TaskId): string | null {
+  return definition.availability.status === "available" ? definition.availability.implementation.instructions(task) : null;
+}

@@ -1,0 +1,154 @@
+/**
+ * @module
+ * `rebench runs list|show`: the runs in the store, their state, usage and score logs.
+ */
+import type { Command } from "commander";
+import {
+  EnvironmentName,
+  parseWith,
+  RUN_STATES,
+  RunState,
+  type RunSummary,
+  type ScoreLogEntry,
+  Variant,
+} from "../../core/index.js";
+import { openStore, type RunStore } from "../../store/index.js";
+import { formatDuration, formatNumber } from "../format.js";
+import { type Io, printJson } from "../io.js";
+import { formatTable } from "../table.js";
+
+/** Add `--db PATH` to a command. */
+export function dbOption(command: Command): Command {
+  return command.option("--db <path>", "run store (SQLite file); default $REBENCH_HOME/rebench.db or ~/.rebench/rebench.db");
+}
+
+/** Open the store, run `fn`, close the store. */
+export async function withStore<T>(db: string | undefined, fn: (store: RunStore) => Promise<T>): Promise<T> {
+  const store = openStore(db);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The score shown for a run: final when finished, else the aggregate so far. */
+function rawOf(run: RunSummary): number | null {
+  return run.finalRaw ?? run.currentRaw;
+}
+
+export function registerRuns(program: Command, io: Io): void {
+  const runs = program.command("runs").description("list and inspect stored runs");
+
+  dbOption(
+    runs
+      .command("list")
+      .description("list runs, oldest first")
+      .option("--environment <name>", "only this environment")
+      .option("--variant <variant>", "only this variant")
+      .option("--participant <alias>", "only this participant (model alias or human)")
+      .option("--state <states>", `only these states, comma-separated (${RUN_STATES.join(", ")})`)
+      .option("--limit <n>", "only the newest n runs", (v) => Number.parseInt(v, 10))
+      .option("--json", "print JSON")
+      .addHelpText("after", "\nExample:\n  rebench runs list --environment optimize_kernel --state finished --json"),
+  ).action(
+    async (options: {
+      db?: string;
+      environment?: string;
+      variant?: string;
+      participant?: string;
+      state?: string;
+      limit?: number;
+      json?: boolean;
+    }) => {
+      const filter = {
+        environment: options.environment ? parseWith(EnvironmentName, options.environment, "--environment") : undefined,
+        variant: options.variant ? parseWith(Variant, options.variant, "--variant") : undefined,
+        participant: options.participant,
+        states: options.state?.split(",").map((s) => parseWith(RunState, s.trim(), "--state")),
+        limit: options.limit,
+      };
+      const list = await withStore(options.db, (store) => store.listRuns(filter));
+      if (options.json) return printJson(io, list);
+      if (list.length === 0) return io.out("no runs\n");
+      io.out(
+        formatTable(list, [
+          { header: "RUN", value: (r) => r.id },
+          { header: "ENVIRONMENT", value: (r) => `${r.spec.environment}/${r.spec.variant}` },
+          { header: "PARTICIPANT", value: (r) => r.spec.participant.alias },
+          { header: "STATE", value: (r) => r.state },
+          { header: "WORKING", value: (r) => formatDuration(r.usage.workingSeconds), align: "right" },
+          { header: "SCORES", value: (r) => `${r.validScores}/${r.scoreCalls}`, align: "right" },
+          { header: "RAW", value: (r) => formatNumber(rawOf(r)), align: "right" },
+          { header: "NORMALIZED", value: (r) => formatNumber(r.normalized), align: "right" },
+          { header: "CREATED", value: (r) => r.createdAt },
+        ]),
+      );
+    },
+  );
+
+  dbOption(
+    runs
+      .command("show")
+      .description("show one run: summary, usage and score log")
+      .argument("<id>", "run id")
+      .option("--events", "also print the whole event log")
+      .option("--json", "print JSON")
+      .addHelpText("after", "\nExample:\n  rebench runs show r0mfx3k2a9c1b7e --events"),
+  ).action(async (id: string, options: { db?: string; events?: boolean; json?: boolean }) => {
+    await withStore(options.db, async (store) => {
+      const run = await store.getRun(id);
+      const scoreLog = await store.scoreLog(run.id);
+      const events = options.events ? await store.events(run.id) : undefined;
+      if (options.json) return printJson(io, { run, scoreLog, ...(events ? { events } : {}) });
+      const { spec, usage } = run;
+      io.out(
+        [
+          `run ${run.id}: ${spec.environment}/${spec.variant} (${spec.task}) by ${spec.participant.alias}` +
+            (spec.participant.scaffold ? ` [${spec.participant.scaffold}]` : ""),
+          `state:       ${run.state}${run.stopReason ? ` (${run.stopReason})` : ""}${run.error ? `: ${run.error}` : ""}`,
+          `created:     ${run.createdAt}; started ${run.startedAt ?? "-"}; finished ${run.finishedAt ?? "-"}`,
+          `time:        working ${formatDuration(usage.workingSeconds)}, paused ${formatDuration(usage.pausedSeconds)}, wall ${formatDuration(usage.wallSeconds)}`,
+          `usage:       ${usage.inputTokens} input + ${usage.outputTokens} output tokens, $${usage.costUsd.toFixed(2)}, ${usage.actions} actions`,
+          `score:       raw ${formatNumber(rawOf(run))}${run.finalRaw === null ? " (so far)" : ""}, normalized ${formatNumber(run.normalized)}`,
+          "",
+          scoreLog.length === 0 ? "score log: empty\n" : `score log:\n${formatScoreLog(scoreLog)}`,
+        ].join("\n"),
+      );
+      if (events) {
+        io.out("\nevents:\n");
+        for (const { seq, event } of events) io.out(`${String(seq).padStart(5)}  ${event.ts}  ${event.type}  ${summarizeEvent(event)}\n`);
+      }
+    });
+  });
+}
+
+function formatScoreLog(log: readonly ScoreLogEntry[]): string {
+  return formatTable(log, [
+    { header: "TIME", value: (e) => e.timestamp },
+    { header: "ELAPSED", value: (e) => formatDuration(e.elapsedSeconds), align: "right" },
+    {
+      header: "OUTCOME",
+      value: (e) => {
+        const o = e.outcome;
+        switch (o.kind) {
+          case "scored":
+            return formatNumber(o.value);
+          case "invalid":
+            return `invalid: ${o.reason}`;
+          case "timedOut":
+            return `timed out after ${formatDuration(o.afterSeconds)}`;
+          case "error":
+            return `error: ${o.message}`;
+        }
+      },
+    },
+    { header: "MESSAGE", value: (e) => JSON.stringify(e.message) },
+  ]);
+}
+
+function summarizeEvent(event: object): string {
+  const { type: _type, ts: _ts, ...rest } = event as Record<string, unknown>;
+  const text = JSON.stringify(rest);
+  return text.length > 160 ? `${text.slice(0, 157)}...` : text;
+}

@@ -1,0 +1,50 @@
+/**
+ * @module
+ * The names every layer shares: environments, variants, task ids, run ids, participants.
+ */
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+
+export const ENVIRONMENT_NAMES = [
+  "optimize_llm_foundry",
+  "optimize_kernel",
+  "fix_embedding",
+  "scaling_law",
+  "restricted_mlm",
+  "finetune_gpt2_qa",
+  "rust_codecontests",
+] as const;
+export const EnvironmentName = z.enum(ENVIRONMENT_NAMES);
+export type EnvironmentName = z.infer<typeof EnvironmentName>;
+
+/** `mini`: a 2-core CPU; `gpu`: one H100/H200; `paper`: the original hardware, models and constants. */
+export const VARIANTS = ["mini", "gpu", "paper"] as const;
+export const Variant = z.enum(VARIANTS);
+export type Variant = z.infer<typeof Variant>;
+
+/** `hidden_score` is `main` with the score value withheld from the agent. */
+export const TASK_IDS = ["main", "hidden_score"] as const;
+export const TaskId = z.enum(TASK_IDS);
+export type TaskId = z.infer<typeof TaskId>;
+
+export const RunId = z.string().regex(/^r[0-9a-z]{8,}$/, "a run id looks like r0mfx3k2a9c1b7e");
+export type RunId = z.infer<typeof RunId>;
+
+/** A new run id: time-ordered (base-36 milliseconds) with 40 random bits, so ids sort by creation. */
+export function newRunId(now: number = Date.now()): RunId {
+  const time = now.toString(36).padStart(9, "0");
+  const random = BigInt(`0x${randomBytes(5).toString("hex")}`).toString(36).padStart(8, "0");
+  return `r${time}${random}`;
+}
+
+export const ParticipantKind = z.enum(["agent", "human"]);
+export type ParticipantKind = z.infer<typeof ParticipantKind>;
+
+/** Who attempts a run: an agent (scaffold + model) or a human; `alias` is what reports group by. */
+export const Participant = z.object({
+  kind: ParticipantKind,
+  alias: z.string().min(1),
+  scaffold: z.string().optional(),
+  model: z.string().optional(),
+});
+export type Participant = z.infer<typeof Participant>;

@@ -1,0 +1,19 @@
+/**
+ * @module
+ * The states of a run. `src/runs` drives the transitions; the store records them as events.
+ */
+import { z } from "zod";
+
+export const RUN_STATES = ["queued", "starting", "running", "paused", "scoring", "finished", "failed"] as const;
+export const RunState = z.enum(RUN_STATES);
+export type RunState = z.infer<typeof RunState>;
+
+export const TERMINAL_STATES: ReadonlySet<RunState> = new Set(["finished", "failed"]);
+
+export function isTerminal(state: RunState): boolean {
+  return TERMINAL_STATES.has(state);
+}
+
+/** Why a run ended. */
+export const StopReason = z.enum(["submitted", "limit", "cancelled", "error"]);
+export type StopReason = z.infer<typeof StopReason>;

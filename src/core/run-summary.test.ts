@@ -1,0 +1,57 @@
+import { describe, expect, test } from "vitest";
+import type { RunEvent, RunSpec } from "./events.js";
+import { summarize, type RunSummary } from "./run-summary.js";
+
+const spec: RunSpec = {
+  participant: { kind: "agent", alias: "test-model", scaffold: "replay" },
+  environment: "optimize_kernel",
+  variant: "mini",
+  task: "main",
+  limits: { workingSeconds: 1800 },
+  direction: "min",
+  aggregation: "min",
+  config: {},
+};
+const ts = (s: number) => new Date(Date.UTC(2026, 10, 29, 12, 0, s)).toISOString();
+
+function fold(events: RunEvent[]): RunSummary {
+  let summary: RunSummary | undefined;
+  events.forEach((event, i) => {
+    summary = summarize(summary, { runId: "r0000000001", seq: i + 1, event });
+  });
+  return summary!;
+}
+
+describe("summarize()", () => {
+  test("folds usage, state and the running aggregate of the score log", () => {
+    const summary = fold([
+      { type: "run_created", ts: ts(0), spec },
+      { type: "state_changed", ts: ts(1), to: "running" },
+      { type: "generation", ts: ts(2), model: "m", inputTokens: 100, outputTokens: 20, costUsd: 0.01 },
+      { type: "action", ts: ts(3), actionId: "a1", tool: "score", input: {} },
+      { type: "score_logged", ts: ts(4), trigger: "action", entry: { timestamp: ts(4), elapsedSeconds: 4, outcome: { kind: "scored", value: 2 }, message: {}, details: {} } },
+      { type: "score_logged", ts: ts(5), trigger: "action", entry: { timestamp: ts(5), elapsedSeconds: 5, outcome: { kind: "invalid", reason: "wrong" }, message: {}, details: {} } },
+      { type: "score_logged", ts: ts(6), trigger: "action", entry: { timestamp: ts(6), elapsedSeconds: 6, outcome: { kind: "scored", value: 1.5 }, message: {}, details: {} } },
+      { type: "time_reported", ts: ts(7), wallSeconds: 7, workingSeconds: 5, pausedSeconds: 2 },
+    ]);
+    expect(summary.state).toBe("running");
+    expect(summary.startedAt).toBe(ts(1));
+    expect(summary.usage).toMatchObject({ inputTokens: 100, outputTokens: 20, costUsd: 0.01, actions: 1, workingSeconds: 5, pausedSeconds: 2 });
+    expect(summary.scoreCalls).toBe(3);
+    expect(summary.validScores).toBe(2);
+    expect(summary.currentRaw).toBe(1.5);
+    expect(summary.lastSeq).toBe(8);
+  });
+
+  test("a finished run records its final score and stop reason", () => {
+    const summary = fold([
+      { type: "run_created", ts: ts(0), spec },
+      { type: "run_finished", ts: ts(9), stopReason: "limit", limit: "workingSeconds", finalRaw: null, normalized: null },
+    ]);
+    expect(summary).toMatchObject({ state: "finished", stopReason: "limit", finalRaw: null, finishedAt: ts(9) });
+  });
+
+  test("refuses a log that does not start with run_created", () => {
+    expect(() => fold([{ type: "state_changed", ts: ts(0), to: "running" }])).toThrow(/first event must be run_created/);
+  });
+});

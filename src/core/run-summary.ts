@@ -1,0 +1,127 @@
+/**
+ * @module
+ * The run summary: one row per run, a pure fold of its events. Stores call `summarize` inside the
+ * transaction that appends the event, so the summary is never derived in a slow view.
+ */
+import { z } from "zod";
+import { replacesAggregate } from "./aggregate.js";
+import { InvalidInputError } from "./errors.js";
+import type { StoredEvent } from "./events.js";
+import { RunSpec } from "./events.js";
+import { RunId } from "./ids.js";
+import { normalize } from "./normalize.js";
+import { RunState, StopReason } from "./run-state.js";
+import { validRaw } from "./score.js";
+import { Usage, ZERO_USAGE } from "./usage.js";
+
+export const RunSummary = z.object({
+  id: RunId,
+  spec: RunSpec,
+  state: RunState,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  usage: Usage,
+  scoreCalls: z.number().int().nonnegative(),
+  validScores: z.number().int().nonnegative(),
+  /** The aggregate (min / max / last valid) of the score log so far; null while no valid entry exists. */
+  currentRaw: z.number().nullable(),
+  /** Final raw score and its normalization, set when the run finishes. */
+  finalRaw: z.number().nullable(),
+  normalized: z.number().nullable(),
+  stopReason: StopReason.nullable(),
+  error: z.string().nullable(),
+  lastSeq: z.number().int().nonnegative(),
+});
+export type RunSummary = z.infer<typeof RunSummary>;
+
+/** Fold one stored event into the summary (`undefined` before the `run_created` event). */
+export function summarize(summary: RunSummary | undefined, stored: StoredEvent): RunSummary {
+  const { event, seq, runId } = stored;
+  if (summary === undefined) {
+    if (event.type !== "run_created") {
+      throw new InvalidInputError(`run ${runId}: the first event must be run_created, got ${event.type}`);
+    }
+    return {
+      id: runId,
+      spec: event.spec,
+      state: "queued",
+      createdAt: event.ts,
+      updatedAt: event.ts,
+      startedAt: null,
+      finishedAt: null,
+      usage: { ...ZERO_USAGE },
+      scoreCalls: 0,
+      validScores: 0,
+      currentRaw: null,
+      finalRaw: null,
+      normalized: null,
+      stopReason: null,
+      error: null,
+      lastSeq: seq,
+    };
+  }
+  const next: RunSummary = { ...summary, usage: { ...summary.usage }, updatedAt: event.ts, lastSeq: seq };
+  switch (event.type) {
+    case "run_created":
+      throw new InvalidInputError(`run ${runId} already exists`);
+    case "state_changed":
+      next.state = event.to;
+      if (event.to === "running" && next.startedAt === null) next.startedAt = event.ts;
+      if ((event.to === "finished" || event.to === "failed") && next.finishedAt === null) next.finishedAt = event.ts;
+      break;
+    case "generation":
+      next.usage.inputTokens += event.inputTokens;
+      next.usage.outputTokens += event.outputTokens;
+      next.usage.costUsd += event.costUsd;
+      break;
+    case "action":
+      next.usage.actions += 1;
+      break;
+    case "score_logged": {
+      next.scoreCalls += 1;
+      const raw = validRaw(event.entry);
+      if (raw !== undefined) {
+        next.validScores += 1;
+        if (replacesAggregate(next.currentRaw ?? undefined, raw, next.spec.aggregation)) next.currentRaw = raw;
+      }
+      break;
+    }
+    case "time_reported":
+      next.usage.wallSeconds = event.wallSeconds;
+      next.usage.workingSeconds = event.workingSeconds;
+      next.usage.pausedSeconds = event.pausedSeconds;
+      break;
+    case "run_finished":
+      next.state = "finished";
+      next.finishedAt ??= event.ts;
+      next.stopReason = event.stopReason;
+      next.finalRaw = event.finalRaw;
+      next.normalized = event.normalized;
+      break;
+    case "run_failed":
+      next.state = "failed";
+      next.finishedAt ??= event.ts;
+      next.stopReason = "error";
+      next.error = event.error;
+      break;
+    case "observation":
+    case "pause_started":
+    case "pause_ended":
+    case "submitted":
+    case "note":
+      break;
+    default: {
+      const unreachable: never = event;
+      throw new InvalidInputError(`unknown event ${JSON.stringify(unreachable)}`);
+    }
+  }
+  return next;
+}
+
+/** The normalized value of a raw score under a run's constants, or null when it has none. */
+export function normalizedFor(spec: RunSpec, raw: number | null): number | null {
+  if (raw === null || spec.normalization === undefined) return null;
+  return normalize(raw, spec.normalization);
+}

@@ -1,0 +1,73 @@
+import { describe, expect, test } from "vitest";
+import { InvalidInputError } from "./errors.js";
+import { Manifest } from "./manifest.js";
+import { parseWith } from "./parse.js";
+import { ScoreLogEntry, ScoreOutcome } from "./score.js";
+import { RunEvent } from "./events.js";
+
+const goodManifest = {
+  resources: { gpu: { countRange: [1, 1], models: ["h200", "h100"] }, cpus: 16, memoryGb: 100 },
+  scoring: { direction: "min", aggregation: "min", visibleToAgent: true, scoreOnUsageLimits: true },
+  canary: "ecca2186-2e7c-42f5-b36a-c361cba02702",
+};
+
+describe("Manifest", () => {
+  test("accepts a well-formed manifest and fills documented defaults", () => {
+    const m = parseWith(Manifest, goodManifest, "manifest");
+    expect(m.timeouts).toEqual({ scoreSeconds: 600, startSeconds: 1800 });
+    expect(m.scoring.logsStartingScore).toBe(false);
+  });
+
+  test("rejects a malformed manifest with one readable line per bad field", () => {
+    const bad = {
+      ...goodManifest,
+      resources: { gpu: { countRange: [4, 2], models: ["tpu"] }, cpus: 0, memoryGb: 100 },
+      scoring: { ...goodManifest.scoring, aggregation: "mean" },
+    };
+    let error: unknown;
+    try {
+      parseWith(Manifest, bad, "the manifest of optimize_kernel/gpu");
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidInputError);
+    const message = (error as Error).message;
+    expect(message).toMatch(/^the manifest of optimize_kernel\/gpu is invalid:/);
+    expect(message).toMatch(/resources\.gpu\.models\.0: .*h100/);
+    expect(message).toMatch(/resources\.cpus: /);
+    expect(message).toMatch(/scoring\.aggregation: .*"min"/);
+  });
+
+  test("rejects a GPU count range whose low end is above its high end", () => {
+    const bad = { ...goodManifest, resources: { ...goodManifest.resources, gpu: { countRange: [4, 2], models: ["h100"] } } };
+    expect(() => parseWith(Manifest, bad, "manifest")).toThrow(/resources\.gpu\.countRange: countRange must be \[low, high\]/);
+  });
+
+  test("rejects a manifest without a canary uuid", () => {
+    expect(() => parseWith(Manifest, { ...goodManifest, canary: "none" }, "manifest")).toThrow(/canary/);
+  });
+});
+
+describe("ScoreOutcome and ScoreLogEntry", () => {
+  test("a scored outcome must carry a finite number", () => {
+    expect(ScoreOutcome.safeParse({ kind: "scored", value: Number.NaN }).success).toBe(false);
+    expect(ScoreOutcome.safeParse({ kind: "scored", value: Number.POSITIVE_INFINITY }).success).toBe(false);
+    expect(ScoreOutcome.safeParse({ kind: "invalid", reason: "output differs at index 7" }).success).toBe(true);
+  });
+
+  test("an entry defaults message and details to empty objects", () => {
+    const entry = ScoreLogEntry.parse({
+      timestamp: "2026-11-29T12:00:00.000Z",
+      elapsedSeconds: 12.5,
+      outcome: { kind: "timedOut", afterSeconds: 20 },
+    });
+    expect(entry.message).toEqual({});
+    expect(entry.details).toEqual({});
+  });
+});
+
+describe("RunEvent", () => {
+  test("unknown event types are rejected", () => {
+    expect(RunEvent.safeParse({ type: "teleported", ts: "2026-11-29T12:00:00.000Z" }).success).toBe(false);
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * @module
+ * `defineEnvironment` builds an EnvironmentFamily from a compact declaration: the scoring rules shared by
+ * every variant, and per variant its resources, scale, constants and implementation. The manifest is
+ * validated here, so a malformed declaration fails with a readable message when the registry loads.
+ */
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+import {
+  type Aggregation,
+  type Direction,
+  type EnvironmentName,
+  Manifest,
+  type NormalizationConstants,
+  NormalizationConstants as NormalizationSchema,
+  parseWith,
+  type Resources,
+  type TaskId,
+  type Timeouts,
+  VARIANTS,
+  type Variant,
+} from "../core/index.js";
+import type { Availability, EnvironmentFamily, VariantDefinition, VariantImplementation } from "./contract.js";
+
+export interface VariantDeclaration {
+  scale: string;
+  resources: Resources;
+  normalization?: NormalizationConstants;
+  timeouts?: Partial<Timeouts>;
+  /** Present once the variant is built; absent means "not available yet" with `unavailableReason`. */
+  implementation?: VariantImplementation;
+  unavailableReason?: string;
+}
+
+export interface EnvironmentDeclaration {
+  name: EnvironmentName;
+  title: string;
+  summary: string;
+  canary: string;
+  tasks?: readonly TaskId[];
+  scoring: {
+    direction: Direction;
+    aggregation: Aggregation;
+    visibleToAgent?: boolean;
+    scoreOnUsageLimits?: boolean;
+    logsStartingScore?: boolean;
+  };
+  timeouts?: Partial<Timeouts>;
+  /** `import.meta.url` of the family file, to locate its folder. */
+  moduleUrl: string;
+  variants: Record<Variant, VariantDeclaration>;
+}
+
+const DEFAULT_TIMEOUTS: Timeouts = { scoreSeconds: 600, startSeconds: 1800 };
+
+export function defineEnvironment(decl: EnvironmentDeclaration): EnvironmentFamily {
+  const dir = path.dirname(fileURLToPath(decl.moduleUrl));
+  const variants = Object.fromEntries(
+    VARIANTS.map((variant): [Variant, VariantDefinition] => {
+      const v = decl.variants[variant];
+      const where = `environment ${decl.name}, variant ${variant}`;
+      const manifest = parseWith(
+        Manifest,
+        {
+          resources: v.resources,
+          scoring: {
+            direction: decl.scoring.direction,
+            aggregation: decl.scoring.aggregation,
+            visibleToAgent: decl.scoring.visibleToAgent ?? true,
+            scoreOnUsageLimits: decl.scoring.scoreOnUsageLimits ?? true,
+            logsStartingScore: decl.scoring.logsStartingScore ?? false,
+          },
+          timeouts: { ...DEFAULT_TIMEOUTS, ...decl.timeouts, ...v.timeouts },
+          canary: decl.canary,
+        },
+        `the manifest of ${where}`,
+      );
+      const normalization =
+        v.normalization === undefined
+          ? undefined
+          : parseWith(NormalizationSchema, v.normalization, `the normalization constants of ${where}`);
+      const availability: Availability = v.implementation
+        ? { status: "available", implementation: v.implementation }
+        : {
+            status: "unavailable",
+            reason: v.unavailableReason ?? `${decl.name}/${variant} is not implemented in this version of rebench`,
+          };
+      return [variant, { variant, scale: v.scale, manifest, normalization, availability }];
+    }),
+  ) as Record<Variant, VariantDefinition>;
+  return {
+    name: decl.name,
+    title: decl.title,
+    summary: decl.summary,
+    tasks: decl.tasks ?? ["main", "hidden_score"],
+    dir,
+    variants,
+  };
+}
+
+/** Resources of a `mini` variant: this project's 2-core reference machine, no GPU. */
+export const MINI_RESOURCES: Resources = { cpus: 2, memoryGb: 8 };
+/** Resources of a `gpu` variant: one H200 (H100 accepted). */
+export const GPU_RESOURCES: Resources = {
+  gpu: { countRange: [1, 1], models: ["h200", "h100"] },
+  cpus: 16,
+  memoryGb: 100,
+};

@@ -1,0 +1,7 @@
+/**
+ * @module
+ * Environments: the contract every family implements and the registry of the seven.
+ */
+export * from "./contract.js";
+export * from "./define.js";
+export * from "./registry.js";

@@ -1,0 +1,49 @@
+import { describe, expect, test } from "vitest";
+import { ENVIRONMENT_NAMES, VARIANTS } from "../core/index.js";
+import { getEnvironment, getVariant, listEnvironments, requireImplementation } from "./registry.js";
+
+describe("the environment registry", () => {
+  test("holds the seven environments, each with mini, gpu and paper variants", () => {
+    expect(listEnvironments().map((f) => f.name)).toEqual([...ENVIRONMENT_NAMES]);
+    for (const family of listEnvironments()) {
+      expect(Object.keys(family.variants).sort()).toEqual([...VARIANTS].sort());
+      expect(family.variants.paper.normalization?.source).toBe("paper");
+    }
+  });
+
+  test("paper variants carry the paper's start and reference raw scores", () => {
+    const paper = (name: string) => getVariant(name, "paper").normalization;
+    expect(paper("optimize_kernel")).toMatchObject({ start: 1.5535302804958044, reference: 0.4700036292457356 });
+    expect(paper("optimize_llm_foundry")).toMatchObject({ start: 5.605802066295998, reference: 4.543294782270004 });
+    expect(paper("fix_embedding")).toMatchObject({ start: 2.196224077002636, reference: 0.2623642644674909 });
+    expect(paper("scaling_law")).toMatchObject({ start: 0.2356, reference: 0.84 });
+    expect(paper("restricted_mlm")).toMatchObject({ start: 1.8141730640649552, reference: 1.1314021114911004 });
+    expect(paper("finetune_gpt2_qa")).toMatchObject({ start: 0.54, reference: 0.85 });
+    expect(paper("rust_codecontests")).toMatchObject({ start: 0, reference: 0.12727272727272726 });
+  });
+
+  test("scaling_law has only the main task and hides its score; the others offer hidden_score", () => {
+    const scaling = getEnvironment("scaling_law");
+    expect(scaling.tasks).toEqual(["main"]);
+    expect(scaling.variants.mini.manifest.scoring).toMatchObject({ visibleToAgent: false, aggregation: "last", direction: "max" });
+    expect(getEnvironment("optimize_kernel").tasks).toEqual(["main", "hidden_score"]);
+  });
+
+  test("unknown names and variants fail with the list of known ones", () => {
+    expect(() => getEnvironment("triton_cumsum")).toThrow(/unknown environment "triton_cumsum"/);
+    expect(() => getVariant("optimize_kernel", "huge")).toThrow(/unknown variant "huge"/);
+  });
+
+  test("each family has its own canary, and no two share one", () => {
+    const canaries = listEnvironments().map((f) => f.variants.mini.manifest.canary);
+    expect(new Set(canaries).size).toBe(7);
+  });
+
+  test("an unavailable variant explains itself", () => {
+    const unavailable = listEnvironments()
+      .flatMap((f) => VARIANTS.map((v) => ({ f, v, d: f.variants[v] })))
+      .find(({ d }) => d.availability.status === "unavailable");
+    if (!unavailable) return;
+    expect(() => requireImplementation(unavailable.f.name, unavailable.v)).toThrow(/is not available: /);
+  });
+});

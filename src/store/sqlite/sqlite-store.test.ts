@@ -1,0 +1,57 @@
+import path from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, test } from "vitest";
+import { tempDir } from "../../../test/helpers/tmp.js";
+import { runStoreContract, sampleSpec } from "../store.contract.js";
+import { SqliteRunStore } from "./sqlite-store.js";
+
+const dir = tempDir();
+let n = 0;
+runStoreContract("sqlite", async () => SqliteRunStore.open(path.join(dir, `contract-${n++}.db`)));
+
+describe("SqliteRunStore", () => {
+  test("keeps runs across reopening the file", async () => {
+    const file = path.join(dir, "reopen.db");
+    const store = SqliteRunStore.open(file);
+    const run = await store.createRun(sampleSpec);
+    await store.append(run.id, { type: "note", message: "hello" });
+    await store.close();
+    const again = SqliteRunStore.open(file);
+    expect((await again.getRun(run.id)).lastSeq).toBe(2);
+    await again.close();
+  });
+
+  test("the event table is append-only, even to direct SQL", async () => {
+    const file = path.join(dir, "append-only.db");
+    const store = SqliteRunStore.open(file);
+    const run = await store.createRun(sampleSpec);
+    await store.close();
+    const db = new Database(file);
+    expect(() => db.prepare("DELETE FROM run_events").run()).toThrow(/append-only/);
+    expect(() => db.prepare("UPDATE run_events SET type = 'x'").run()).toThrow(/append-only/);
+    db.close();
+    const again = SqliteRunStore.open(file);
+    expect((await again.events(run.id)).length).toBe(1);
+    await again.close();
+  });
+
+  test("refuses a store written by a newer schema", async () => {
+    const file = path.join(dir, "newer.db");
+    (await SqliteRunStore.open(file)).close();
+    const db = new Database(file);
+    db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 'now')").run();
+    db.close();
+    expect(() => SqliteRunStore.open(file)).toThrow(/schema version 999, newer than this rebench knows/);
+  });
+
+  test("a second process-like connection sees appended events at once", async () => {
+    const file = path.join(dir, "two.db");
+    const writer = SqliteRunStore.open(file);
+    const reader = SqliteRunStore.open(file);
+    const run = await writer.createRun(sampleSpec);
+    await writer.append(run.id, { type: "state_changed", to: "running" });
+    expect((await reader.getRun(run.id)).state).toBe("running");
+    await writer.close();
+    await reader.close();
+  });
+});

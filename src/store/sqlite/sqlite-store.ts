@@ -1,0 +1,218 @@
+/**
+ * @module
+ * The SQLite run store (better-sqlite3): one file, WAL journal, safe for several processes on one
+ * machine (the orchestrator, `rebench score`, the viewer). Every append is one IMMEDIATE transaction
+ * that inserts the event and rewrites the run's summary row.
+ */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import {
+  ConflictError,
+  InfrastructureError,
+  newRunId,
+  NotFoundError,
+  type NewRunEvent,
+  parseWith,
+  RunEvent,
+  type RunId,
+  RunSpec,
+  type RunSpecInput,
+  RunSummary,
+  type ScoreLogEntry,
+  type StoredEvent,
+  summarize,
+} from "../../core/index.js";
+import type { AppendResult, EventQuery, RunFilter, RunStore } from "../store.js";
+import { MIGRATIONS } from "./migrations.js";
+
+interface RunRow {
+  summary: string;
+}
+interface EventRow {
+  run_id: string;
+  seq: number;
+  payload: string;
+}
+
+export class SqliteRunStore implements RunStore {
+  readonly location: string;
+  readonly #db: Database.Database;
+
+  private constructor(location: string, db: Database.Database) {
+    this.location = location;
+    this.#db = db;
+  }
+
+  /** Open (creating if needed) the store at `file`, or an in-memory store for `:memory:`. */
+  static open(file: string): SqliteRunStore {
+    if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    let db: Database.Database;
+    try {
+      db = new Database(file);
+      db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = NORMAL");
+      db.pragma("busy_timeout = 10000");
+      db.pragma("foreign_keys = ON");
+    } catch (cause) {
+      throw new InfrastructureError(`cannot open the run store at ${file}: ${(cause as Error).message}`, {
+        cause,
+        hint: "check the path and its permissions, or pass another with --db PATH",
+      });
+    }
+    migrate(db, file);
+    return new SqliteRunStore(file, db);
+  }
+
+  async createRun(spec: RunSpecInput, options: { id?: RunId; ts?: string } = {}): Promise<RunSummary> {
+    const parsed = parseWith(RunSpec, spec, "the run specification");
+    const id = options.id ?? newRunId();
+    const event = parseWith(
+      RunEvent,
+      { type: "run_created", ts: options.ts ?? new Date().toISOString(), spec: parsed },
+      "the run_created event",
+    );
+    const summary = summarize(undefined, { runId: id, seq: 1, event });
+    this.#db.transaction(() => {
+      const exists = this.#db.prepare("SELECT 1 FROM runs WHERE id = ?").get(id);
+      if (exists) throw new ConflictError(`run ${id} already exists`);
+      this.#db
+        .prepare(
+          `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
+                             state, created_at, updated_at, last_seq, summary)
+           VALUES (@id, @environment, @variant, @task, @kind, @alias, @batchId, @state, @ts, @ts, 1, @summary)`,
+        )
+        .run({
+          id,
+          environment: parsed.environment,
+          variant: parsed.variant,
+          task: parsed.task,
+          kind: parsed.participant.kind,
+          alias: parsed.participant.alias,
+          batchId: parsed.batchId ?? null,
+          state: summary.state,
+          ts: event.ts,
+          summary: JSON.stringify(summary),
+        });
+      this.#insertEvent(id, 1, event);
+    }).immediate();
+    return summary;
+  }
+
+  async append(runId: RunId, input: NewRunEvent): Promise<AppendResult> {
+    const event = parseWith(RunEvent, { ...input, ts: input.ts ?? new Date().toISOString() }, `an event of run ${runId}`);
+    return this.#db.transaction((): AppendResult => {
+      const current = this.#readSummary(runId);
+      if (!current) throw new NotFoundError(`no run ${runId} in ${this.location}`);
+      const stored: StoredEvent = { runId, seq: current.lastSeq + 1, event };
+      const summary = summarize(current, stored);
+      this.#insertEvent(runId, stored.seq, event);
+      this.#db
+        .prepare("UPDATE runs SET state = ?, updated_at = ?, last_seq = ?, summary = ? WHERE id = ?")
+        .run(summary.state, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), runId);
+      return { stored, summary };
+    }).immediate();
+  }
+
+  async getRun(runId: string): Promise<RunSummary> {
+    const summary = this.#readSummary(runId);
+    if (!summary) {
+      throw new NotFoundError(`no run ${runId} in ${this.location}`, { hint: "`rebench runs list` shows the runs" });
+    }
+    return summary;
+  }
+
+  async findRun(runId: string): Promise<RunSummary | undefined> {
+    return this.#readSummary(runId);
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
+    const where: string[] = [];
+    const params: Record<string, unknown> = {};
+    if (filter.environment) {
+      where.push("environment = @environment");
+      params.environment = filter.environment;
+    }
+    if (filter.variant) {
+      where.push("variant = @variant");
+      params.variant = filter.variant;
+    }
+    if (filter.participant) {
+      where.push("participant_alias = @participant");
+      params.participant = filter.participant;
+    }
+    if (filter.batchId) {
+      where.push("batch_id = @batchId");
+      params.batchId = filter.batchId;
+    }
+    if (filter.states && filter.states.length > 0) {
+      const names = filter.states.map((state, i) => {
+        params[`state${i}`] = state;
+        return `@state${i}`;
+      });
+      where.push(`state IN (${names.join(", ")})`);
+    }
+    const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    const order = filter.limit === undefined ? "ORDER BY created_at, id" : "ORDER BY created_at DESC, id DESC LIMIT @limit";
+    if (filter.limit !== undefined) params.limit = filter.limit;
+    const rows = this.#db.prepare(`SELECT summary FROM runs ${clause} ${order}`).all(params) as RunRow[];
+    return rows.map((row) => RunSummary.parse(JSON.parse(row.summary)));
+  }
+
+  async events(runId: RunId, query: EventQuery = {}): Promise<StoredEvent[]> {
+    const params: Record<string, unknown> = { runId, afterSeq: query.afterSeq ?? 0 };
+    let typeClause = "";
+    if (query.types && query.types.length > 0) {
+      typeClause = `AND type IN (${query.types.map((type, i) => ((params[`t${i}`] = type), `@t${i}`)).join(", ")})`;
+    }
+    const rows = this.#db
+      .prepare(`SELECT run_id, seq, payload FROM run_events WHERE run_id = @runId AND seq > @afterSeq ${typeClause} ORDER BY seq`)
+      .all(params) as EventRow[];
+    return rows.map((row) => ({ runId: row.run_id, seq: row.seq, event: RunEvent.parse(JSON.parse(row.payload)) }));
+  }
+
+  async scoreLog(runId: RunId): Promise<ScoreLogEntry[]> {
+    const events = await this.events(runId, { types: ["score_logged"] });
+    return events.flatMap(({ event }) => (event.type === "score_logged" ? [event.entry] : []));
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+
+  #readSummary(runId: string): RunSummary | undefined {
+    const row = this.#db.prepare("SELECT summary FROM runs WHERE id = ?").get(runId) as RunRow | undefined;
+    return row ? RunSummary.parse(JSON.parse(row.summary)) : undefined;
+  }
+
+  #insertEvent(runId: string, seq: number, event: RunEvent): void {
+    this.#db
+      .prepare("INSERT INTO run_events (run_id, seq, ts, type, payload) VALUES (?, ?, ?, ?, ?)")
+      .run(runId, seq, event.ts, event.type, JSON.stringify(event));
+  }
+}
+
+function migrate(db: Database.Database, file: string): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  const row = db.prepare("SELECT MAX(version) AS version FROM schema_migrations").get() as { version: number | null };
+  const current = row.version ?? 0;
+  const latest = MIGRATIONS.at(-1)?.version ?? 0;
+  if (current > latest) {
+    throw new ConflictError(
+      `the run store ${file} has schema version ${current}, newer than this rebench knows (${latest})`,
+      { hint: "upgrade rebench, or use another store with --db PATH" },
+    );
+  }
+  for (const migration of MIGRATIONS) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
+        migration.version,
+        migration.name,
+        new Date().toISOString(),
+      );
+    }).immediate();
+  }
+}

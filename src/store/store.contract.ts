@@ -1,0 +1,94 @@
+/**
+ * @module
+ * The contract every RunStore passes. Each store implementation's own test file calls `runStoreContract`.
+ */
+import { describe, expect, test } from "vitest";
+import type { RunSpecInput } from "../core/index.js";
+import type { RunStore } from "./store.js";
+
+export const sampleSpec: RunSpecInput = {
+  participant: { kind: "agent", alias: "test-model", scaffold: "replay", model: "local:test" },
+  environment: "optimize_kernel",
+  variant: "mini",
+  task: "main",
+  limits: { workingSeconds: 1800, tokens: 1000 },
+  timeLimitSeconds: 1800,
+  direction: "min",
+  aggregation: "min",
+  normalization: { start: 2, reference: 1, source: "shipped" },
+};
+
+const entry = (value: number | null, elapsedSeconds: number) => ({
+  timestamp: new Date(Date.UTC(2026, 10, 29, 12, 0, elapsedSeconds)).toISOString(),
+  elapsedSeconds,
+  outcome: value === null ? { kind: "invalid" as const, reason: "wrong output" } : { kind: "scored" as const, value },
+  message: { time_ms: value },
+  details: { secret: "only stored" },
+});
+
+export function runStoreContract(name: string, open: () => Promise<RunStore>): void {
+  describe(`RunStore contract: ${name}`, () => {
+    test("createRun() stores the run as queued with a run_created event", async () => {
+      const store = await open();
+      const run = await store.createRun(sampleSpec);
+      expect(run.state).toBe("queued");
+      expect(run.lastSeq).toBe(1);
+      expect(await store.getRun(run.id)).toEqual(run);
+      const events = await store.events(run.id);
+      expect(events.map((e) => e.event.type)).toEqual(["run_created"]);
+      await store.close();
+    });
+
+    test("append() numbers events and updates the summary in the same step", async () => {
+      const store = await open();
+      const run = await store.createRun(sampleSpec);
+      await store.append(run.id, { type: "state_changed", to: "running" });
+      const a = await store.append(run.id, { type: "score_logged", trigger: "action", entry: entry(1.8, 10) });
+      expect(a.stored.seq).toBe(3);
+      expect(a.summary.currentRaw).toBe(1.8);
+      await store.append(run.id, { type: "score_logged", trigger: "action", entry: entry(null, 20) });
+      await store.append(run.id, { type: "score_logged", trigger: "action", entry: entry(1.2, 30) });
+      const summary = await store.getRun(run.id);
+      expect(summary).toMatchObject({ state: "running", scoreCalls: 3, validScores: 2, currentRaw: 1.2, lastSeq: 5 });
+      const log = await store.scoreLog(run.id);
+      expect(log.map((e) => e.outcome.kind)).toEqual(["scored", "invalid", "scored"]);
+      expect(log[0]?.details).toEqual({ secret: "only stored" });
+      const later = await store.events(run.id, { afterSeq: 3 });
+      expect(later.map((e) => e.seq)).toEqual([4, 5]);
+      await store.close();
+    });
+
+    test("append() rejects malformed events and unknown runs without writing", async () => {
+      const store = await open();
+      const run = await store.createRun(sampleSpec);
+      await expect(
+        store.append(run.id, { type: "state_changed", to: "sleeping" } as never),
+      ).rejects.toThrow(/event of run .* is invalid/);
+      await expect(store.append("r00000000nope", { type: "note", message: "x" })).rejects.toThrow(/no run/);
+      expect((await store.getRun(run.id)).lastSeq).toBe(1);
+      await store.close();
+    });
+
+    test("listRuns() filters by environment, state and participant", async () => {
+      const store = await open();
+      const a = await store.createRun(sampleSpec);
+      const b = await store.createRun({ ...sampleSpec, environment: "scaling_law", aggregation: "last", direction: "max" });
+      const c = await store.createRun({ ...sampleSpec, participant: { kind: "human", alias: "human" } });
+      await store.append(c.id, { type: "run_finished", stopReason: "submitted", finalRaw: 1.5, normalized: 0.5 });
+      const ids = (runs: { id: string }[]) => runs.map((r) => r.id);
+      expect(ids(await store.listRuns({ environment: "scaling_law" }))).toContain(b.id);
+      expect(ids(await store.listRuns({ environment: "scaling_law" }))).not.toContain(a.id);
+      expect(ids(await store.listRuns({ states: ["finished"] }))).toEqual(expect.arrayContaining([c.id]));
+      expect(ids(await store.listRuns({ states: ["finished"] }))).not.toContain(a.id);
+      expect(ids(await store.listRuns({ participant: "human" }))).toEqual(expect.arrayContaining([c.id]));
+      expect((await store.listRuns({ limit: 1 })).length).toBe(1);
+      await store.close();
+    });
+
+    test("getRun() of an unknown id says so and how to list runs", async () => {
+      const store = await open();
+      await expect(store.getRun("r0000000000000")).rejects.toThrow(/no run r0000000000000/);
+      await store.close();
+    });
+  });
+}

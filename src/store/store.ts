@@ -1,0 +1,58 @@
+/**
+ * @module
+ * The run store interface. Every run is an append-only event log plus a summary row that the store
+ * updates in the same transaction as each event. SQLite implements it today; the interface is async
+ * so that a PostgreSQL store (for a team or a cluster) can implement it unchanged.
+ */
+import type {
+  EnvironmentName,
+  NewRunEvent,
+  RunEventType,
+  RunId,
+  RunSpecInput,
+  RunState,
+  RunSummary,
+  ScoreLogEntry,
+  StoredEvent,
+  Variant,
+} from "../core/index.js";
+
+export interface RunFilter {
+  environment?: EnvironmentName;
+  variant?: Variant;
+  states?: readonly RunState[];
+  /** Participant alias (model name, scaffold alias, or `human`). */
+  participant?: string;
+  batchId?: string;
+  /** At most this many runs, newest first when set. */
+  limit?: number;
+}
+
+export interface EventQuery {
+  /** Only events with seq greater than this. */
+  afterSeq?: number;
+  types?: readonly RunEventType[];
+}
+
+export interface AppendResult {
+  stored: StoredEvent;
+  summary: RunSummary;
+}
+
+export interface RunStore {
+  /** Where the store lives, for messages (a file path or a redacted URL). */
+  readonly location: string;
+  /** Create a run: appends its `run_created` event. */
+  createRun(spec: RunSpecInput, options?: { id?: RunId; ts?: string }): Promise<RunSummary>;
+  /** Append one event and update the run's summary atomically. */
+  append(runId: RunId, event: NewRunEvent): Promise<AppendResult>;
+  /** The run's summary; throws NotFoundError for an unknown id. */
+  getRun(runId: string): Promise<RunSummary>;
+  findRun(runId: string): Promise<RunSummary | undefined>;
+  /** Runs in creation order (oldest first), or newest first when `limit` is set. */
+  listRuns(filter?: RunFilter): Promise<RunSummary[]>;
+  events(runId: RunId, query?: EventQuery): Promise<StoredEvent[]>;
+  /** The run's score log, in order. */
+  scoreLog(runId: RunId): Promise<ScoreLogEntry[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,142 @@
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+import { SqliteRunStore } from "../src/store/index.js";
+import { sampleSpec } from "../src/store/store.contract.js";
+import { rebench, rebenchProcess } from "./helpers/cli.js";
+import { tempDir } from "./helpers/tmp.js";
+
+const dir = tempDir();
+
+describe("rebench environments", () => {
+  test("list --json lists the seven environments with three variants and the paper constants", async () => {
+    const { code, stdout } = await rebench("environments", "list", "--json");
+    expect(code).toBe(0);
+    const list = JSON.parse(stdout) as Array<{ name: string; variants: Record<string, { available: boolean; normalization: { start: number; reference: number } | null }> }>;
+    expect(list.map((e) => e.name)).toEqual([
+      "optimize_llm_foundry",
+      "optimize_kernel",
+      "fix_embedding",
+      "scaling_law",
+      "restricted_mlm",
+      "finetune_gpt2_qa",
+      "rust_codecontests",
+    ]);
+    for (const env of list) {
+      expect(Object.keys(env.variants)).toEqual(["mini", "gpu", "paper"]);
+      expect(env.variants.paper!.normalization).not.toBeNull();
+    }
+    expect(list[1]!.variants.paper!.normalization).toMatchObject({ start: 1.5535302804958044, reference: 0.4700036292457356 });
+  });
+
+  test("list prints a table with one row per variant", async () => {
+    const { code, stdout } = await rebench("environments", "list");
+    expect(code).toBe(0);
+    expect(stdout.split("\n")[0]).toMatch(/^ENVIRONMENT\s+VARIANT\s+AVAILABLE/);
+    expect(stdout.trim().split("\n")).toHaveLength(1 + 21);
+  });
+
+  test("show prints the manifest and says when a variant is not available", async () => {
+    const { code, stdout } = await rebench("environments", "show", "scaling_law", "--variant", "paper");
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/Scaling Law Experiment \(scaling_law\), variant paper, task main/);
+    expect(stdout).toMatch(/higher is better, aggregate last, score hidden from the agent/);
+    expect(stdout).toMatch(/start 0\.2356, reference 0\.84 \(paper\)/);
+  });
+
+  test("show --task hidden_score hides the score from the agent", async () => {
+    const { stdout } = await rebench("environments", "show", "optimize_kernel", "--task", "hidden_score", "--json");
+    expect(JSON.parse(stdout).manifest.scoring.visibleToAgent).toBe(false);
+  });
+
+  test("an unknown environment exits 3 with the known names as a hint", async () => {
+    const { code, stderr } = await rebench("environments", "show", "nope");
+    expect(code).toBe(3);
+    expect(stderr).toMatch(/rebench: unknown environment "nope"/);
+    expect(stderr).toMatch(/hint: known environments: optimize_llm_foundry/);
+  });
+
+  test("scaling_law has no hidden_score task", async () => {
+    const { code, stderr } = await rebench("environments", "show", "scaling_law", "--task", "hidden_score");
+    expect(code).toBe(3);
+    expect(stderr).toMatch(/scaling_law has no task "hidden_score"/);
+  });
+});
+
+describe("rebench runs", () => {
+  test("list and show read runs from the store given by --db", async () => {
+    const db = path.join(dir, "runs.db");
+    const store = SqliteRunStore.open(db);
+    const run = await store.createRun(sampleSpec);
+    await store.append(run.id, { type: "state_changed", to: "running" });
+    await store.append(run.id, {
+      type: "score_logged",
+      trigger: "action",
+      entry: { timestamp: new Date().toISOString(), elapsedSeconds: 61, outcome: { kind: "scored", value: 1.25 }, message: { time_ms: 3.49 }, details: {} },
+    });
+    await store.close();
+
+    const list = await rebench("runs", "list", "--db", db);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(new RegExp(`${run.id}\\s+optimize_kernel/mini\\s+test-model\\s+running\\s+0s\\s+1/1\\s+1\\.25`));
+
+    const json = JSON.parse((await rebench("runs", "list", "--db", db, "--json")).stdout);
+    expect(json).toHaveLength(1);
+    expect(json[0].currentRaw).toBe(1.25);
+
+    const show = await rebench("runs", "show", run.id, "--db", db, "--events");
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/score log:/);
+    expect(show.stdout).toMatch(/1m1s\s+1\.25\s+\{"time_ms":3\.49\}/);
+    expect(show.stdout).toMatch(/\s+3\s+\S+\s+score_logged/);
+  });
+
+  test("show of an unknown run exits 3", async () => {
+    const { code, stderr } = await rebench("runs", "show", "r0000000000000", "--db", path.join(dir, "empty.db"));
+    expect(code).toBe(3);
+    expect(stderr).toMatch(/no run r0000000000000/);
+  });
+
+  test("a bad --state value exits 2 and names the allowed values", async () => {
+    const { code, stderr } = await rebench("runs", "list", "--db", path.join(dir, "empty.db"), "--state", "sleeping");
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--state is invalid/);
+  });
+
+  test("the default store lives under $REBENCH_HOME", async () => {
+    const home = path.join(dir, "home");
+    const result = await rebenchProcess(["runs", "list"], { REBENCH_HOME: home });
+    expect(result).toMatchObject({ code: 0, stdout: "no runs\n" });
+    const store = SqliteRunStore.open(path.join(home, "rebench.db"));
+    expect(await store.listRuns()).toEqual([]);
+    await store.close();
+  });
+});
+
+describe("rebench (the program)", () => {
+  test("--help lists the commands and exits 0", async () => {
+    const { code, stdout } = await rebench("--help");
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/environments/);
+    expect(stdout).toMatch(/runs/);
+  });
+
+  test("every subcommand has --help", async () => {
+    for (const args of [["environments", "list"], ["environments", "show"], ["runs", "list"], ["runs", "show"]]) {
+      const { code, stdout } = await rebench(...args, "--help");
+      expect(code, args.join(" ")).toBe(0);
+      expect(stdout, args.join(" ")).toMatch(/Example:/);
+    }
+  });
+
+  test("an unknown command exits 2 with commander's message", async () => {
+    const { code, stderr } = await rebench("frobnicate");
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/unknown command 'frobnicate'/);
+  });
+
+  test("the process exit code follows the error class", async () => {
+    const result = await rebenchProcess(["environments", "show", "nope"]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/unknown environment/);
+  });
+});

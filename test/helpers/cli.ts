@@ -1,0 +1,40 @@
+/**
+ * @module
+ * Run the rebench CLI in tests: in-process (fast, same code path as the binary) or as a real process.
+ */
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { main } from "../../src/cli/main.js";
+import type { Io } from "../../src/cli/io.js";
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `rebench ...args` in this process. */
+export async function rebench(...args: string[]): Promise<CliResult> {
+  let stdout = "";
+  let stderr = "";
+  const io: Io = { out: (t) => void (stdout += t), err: (t) => void (stderr += t), interactive: false };
+  const code = await main(["node", "rebench", ...args], io);
+  return { code, stdout, stderr };
+}
+
+export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Run the CLI sources as a separate process through tsx: what a user's shell does, minus the build. */
+export function rebenchProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ["--import", "tsx", "src/cli/main.ts", ...args],
+      { cwd: REPO_ROOT, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
