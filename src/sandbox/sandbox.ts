@@ -1,0 +1,105 @@
+/**
+ * @module
+ * One Sandbox interface for every backend (`local`: bubblewrap; `container`: the Docker Engine API, also
+ * podman's). A sandbox holds one run's world: the agent's workspace, a protected directory the agent user
+ * cannot read (grader, hidden data, reference outputs), resource limits and no network. Expected failures
+ * (a non-zero exit, a timeout, truncated output) are values in ExecResult; exceptions mean broken
+ * infrastructure.
+ */
+
+/** Who a command runs as inside the sandbox. The agent user can never read the protected directory. */
+export type SandboxUser = "agent" | "grader" | "root";
+
+export interface ExecOptions {
+  /** Default `agent`. */
+  user?: SandboxUser;
+  /** Working directory inside the sandbox; default the workspace. */
+  cwd?: string;
+  /** Extra environment variables (added to the sandbox's base environment). */
+  env?: Readonly<Record<string, string>>;
+  /** Kill the command and all its children after this long; default 600,000 ms. */
+  timeoutMs?: number;
+  /** Abort the command (kills its process group) when this signal fires. */
+  signal?: AbortSignal;
+  /** Cap per stream (stdout, stderr); default 1 MiB. Output beyond it is dropped and `truncated` set. */
+  maxOutputBytes?: number;
+  /** Bytes written to the command's stdin. */
+  stdin?: string | Uint8Array;
+}
+
+export interface ExecResult {
+  /** Exit status, or null when the command was killed by a signal. */
+  exitCode: number | null;
+  /** The signal that ended the command (`SIGKILL` after a timeout), or null. */
+  signal: string | null;
+  timedOut: boolean;
+  /** Whether stdout or stderr exceeded `maxOutputBytes` and was cut. */
+  truncated: boolean;
+  durationMs: number;
+  /** Captured output (at most the cap each, decoded as UTF-8). */
+  stdout: string;
+  stderr: string;
+  /** The cap that applied, and how many bytes each stream really produced. */
+  outputCapBytes: number;
+  stdoutBytes: number;
+  stderrBytes: number;
+}
+
+export interface SandboxLimits {
+  /** Memory for all processes of the sandbox. */
+  memoryMb: number;
+  /** Maximum number of processes/threads of the agent user. */
+  processes: number;
+  /** CPU seconds per command (RLIMIT_CPU), if set. */
+  cpuSecondsPerCommand?: number;
+  /** Maximum file size a command may write. */
+  fileSizeMb?: number;
+}
+
+export interface SandboxSpec {
+  /** Stable id (the run id), so a sandbox can be found again after the orchestrator restarts. */
+  id: string;
+  /** Host folder copied into the workspace (owned by the agent user). */
+  workspaceFrom?: string;
+  /** Host folder copied into the protected directory (readable by grader and root only). */
+  protectedFrom?: string;
+  limits: SandboxLimits;
+  /** Base environment for every command. */
+  env?: Readonly<Record<string, string>>;
+}
+
+export interface Sandbox {
+  readonly id: string;
+  readonly backend: string;
+  /** Paths inside the sandbox. */
+  readonly paths: { readonly workspace: string; readonly protected: string };
+  /** Run `bash -c command`. The agent's shell state (cwd, exported variables) persists between calls. */
+  exec(command: string, options?: ExecOptions): Promise<ExecResult>;
+  readFile(path: string, options?: { user?: SandboxUser }): Promise<Uint8Array>;
+  writeFile(path: string, data: string | Uint8Array, options?: { user?: SandboxUser; mode?: number }): Promise<void>;
+  /** Kill everything still running and remove the sandbox. Idempotent. */
+  destroy(): Promise<void>;
+}
+
+/** What `rebench doctor` reports for a backend. */
+export interface BackendCheck {
+  backend: string;
+  usable: boolean;
+  /** Why not usable, or what is degraded. */
+  problems: string[];
+  isolation: {
+    networkBlocked: boolean | null;
+    protectedUnreadable: boolean | null;
+    limitsApplied: boolean | null;
+    runsAsSeparateUser: boolean | null;
+  };
+}
+
+export interface SandboxBackend {
+  readonly name: string;
+  /** Probe this machine: can the backend run, and does isolation hold? */
+  check(): Promise<BackendCheck>;
+  create(spec: SandboxSpec): Promise<Sandbox>;
+  /** Find a sandbox created earlier (after an orchestrator restart), or undefined if it is gone. */
+  reattach(id: string): Promise<Sandbox | undefined>;
+}
