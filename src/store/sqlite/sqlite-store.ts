@@ -26,6 +26,14 @@ import {
 import type { AppendResult, EventQuery, RunFilter, RunStore } from "../store.js";
 import { MIGRATIONS } from "./migrations.js";
 
+/** Equality filters of RunFilter and the `runs` columns they compare. */
+const FILTER_COLUMNS = [
+  ["environment", "environment"],
+  ["variant", "variant"],
+  ["participant", "participant_alias"],
+  ["batchId", "batch_id"],
+] as const satisfies ReadonlyArray<readonly [keyof RunFilter, string]>;
+
 interface RunRow {
   summary: string;
 }
@@ -129,21 +137,11 @@ export class SqliteRunStore implements RunStore {
   async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
     const where: string[] = [];
     const params: Record<string, unknown> = {};
-    if (filter.environment) {
-      where.push("environment = @environment");
-      params.environment = filter.environment;
-    }
-    if (filter.variant) {
-      where.push("variant = @variant");
-      params.variant = filter.variant;
-    }
-    if (filter.participant) {
-      where.push("participant_alias = @participant");
-      params.participant = filter.participant;
-    }
-    if (filter.batchId) {
-      where.push("batch_id = @batchId");
-      params.batchId = filter.batchId;
+    for (const [key, column] of FILTER_COLUMNS) {
+      const value = filter[key];
+      if (value === undefined) continue;
+      where.push(`${column} = @${key}`);
+      params[key] = value;
     }
     if (filter.states && filter.states.length > 0) {
       const names = filter.states.map((state, i) => {
