@@ -87,7 +87,7 @@ export function createModelClient(spec: string, options: ModelClientOptions = {}
       return new HttpModelClient({
         ...common,
         provider: "compat",
-        protocol: openaiProtocol({ model: parsed.model, label, maxTokensField: "max_tokens", nativeN: parsed.nMode !== "repeat" }),
+        protocol: openaiProtocol({ model: parsed.model, label, maxTokensField: "max_tokens", nativeN: parsed.nMode === "native" }),
         url: `${base}/chat/completions`,
         headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
         label,

@@ -5,10 +5,11 @@
  * - `openai:MODEL` (e.g. `openai:gpt-4o`): OpenAI chat completions, key in `OPENAI_API_KEY`;
  * - `anthropic:MODEL` (e.g. `anthropic:claude-sonnet-4-20250514`): Anthropic messages, key in
  *   `ANTHROPIC_API_KEY`;
- * - `compat:BASE_URL#MODEL[;key=ENV_VAR][;n=repeat]` (e.g. `compat:http://127.0.0.1:8000/v1#Qwen/Qwen2.5-7B`):
+ * - `compat:BASE_URL#MODEL[;key=ENV_VAR][;n=native]` (e.g. `compat:http://127.0.0.1:8000/v1#Qwen/Qwen2.5-7B`):
  *   any OpenAI-compatible server (vLLM, llama.cpp server). The key is read from `ENV_VAR` when given,
- *   else from `REBENCH_COMPAT_API_KEY` if set, else none is sent. `n=repeat` makes one call per choice,
- *   for servers that refuse `n > 1` (llama.cpp server).
+ *   else from `REBENCH_COMPAT_API_KEY` if set, else none is sent. Several choices are asked for one call
+ *   each by default, because some servers refuse `n > 1` (llama.cpp server answers HTTP 500);
+ *   `n=native` asks for them in one request, for servers that support it (vLLM).
  */
 import { InvalidInputError } from "../../core/index.js";
 import type { Provider } from "./model-client.js";
@@ -20,11 +21,11 @@ export interface ModelSpec {
   baseUrl?: string;
   /** Only for `compat`: the environment variable holding its key. */
   keyEnv?: string;
-  /** Only for `compat`: ask for several choices in one request (`native`, default) or one call each. */
+  /** Only for `compat`: ask for several choices in one request (`native`) or one call each (default). */
   nMode?: "native" | "repeat";
 }
 
-export const MODEL_SPEC_FORMS = "openai:MODEL, anthropic:MODEL or compat:BASE_URL#MODEL[;key=ENV_VAR][;n=repeat]";
+export const MODEL_SPEC_FORMS = "openai:MODEL, anthropic:MODEL or compat:BASE_URL#MODEL[;key=ENV_VAR][;n=native]";
 
 export function parseModelSpec(spec: string): ModelSpec {
   const bad = (why: string): InvalidInputError =>
@@ -50,7 +51,7 @@ export function parseModelSpec(spec: string): ModelSpec {
     const [key, value = ""] = param.split("=", 2);
     if (key === "key" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) result.keyEnv = value;
     else if (key === "n" && (value === "repeat" || value === "native")) result.nMode = value;
-    else throw bad(`unknown option "${param}" (options are key=ENV_VAR and n=repeat)`);
+    else throw bad(`unknown option "${param}" (options are key=ENV_VAR and n=native or n=repeat)`);
   }
   return result;
 }

@@ -11,24 +11,24 @@ modelClientContract("openai", {
   withoutKey: { make: () => createModelClient("openai:gpt-4o", { env: {} }), variable: "OPENAI_API_KEY" },
 });
 
-modelClientContract("compat (vLLM-style, native n)", {
+modelClientContract("compat (vLLM-style, n=native)", {
   provider: "compat",
   protocol: "openai",
   nativeN: true,
-  client: (baseUrl, options) => createModelClient(`compat:${baseUrl}#test-model`, { env: {}, ...options }),
+  client: (baseUrl, options) => createModelClient(`compat:${baseUrl}#test-model;n=native`, { env: {}, ...options }),
   withoutKey: {
     make: () => createModelClient("compat:http://127.0.0.1:9/v1#m;key=MY_ENDPOINT_KEY", { env: {} }),
     variable: "MY_ENDPOINT_KEY",
   },
 });
 
-modelClientContract("compat (llama.cpp-style, n=repeat)", {
+modelClientContract("compat (llama.cpp-style, one call per choice by default)", {
   provider: "compat",
   protocol: "openai",
   nativeN: false,
-  client: (baseUrl, options) => createModelClient(`compat:${baseUrl}#test-model;n=repeat`, { env: {}, ...options }),
+  client: (baseUrl, options) => createModelClient(`compat:${baseUrl}#test-model`, { env: {}, ...options }),
   withoutKey: {
-    make: () => createModelClient("compat:http://127.0.0.1:9/v1#m;n=repeat;key=LLAMA_KEY", { env: {} }),
+    make: () => createModelClient("compat:http://127.0.0.1:9/v1#m;key=LLAMA_KEY", { env: {} }),
     variable: "LLAMA_KEY",
   },
 });
@@ -72,7 +72,7 @@ describe("chat-completions specifics", () => {
       { reply: { choices: [{ text: "a" }], usage: { inputTokens: 10, outputTokens: 1 } } },
       { reply: { choices: [{ text: "b" }, { text: "c" }], usage: { inputTokens: 10, outputTokens: 2 } } },
     ]);
-    const client = createModelClient(`compat:${server.baseUrl}#local`, { env: {}, prices: {} });
+    const client = createModelClient(`compat:${server.baseUrl}#local;n=native`, { env: {}, prices: {} });
     const result = await client.generate({ messages: [{ role: "user", content: "x" }], n: 3 });
     expect(result.choices.map((c) => c.message.content)).toEqual(["a", "b", "c"]);
     expect(server.requests.map((r) => (r.body as { n?: number }).n)).toEqual([3, 2]);
