@@ -31,6 +31,17 @@ describe("startScriptedServer", () => {
     expect(server.requests.map((r) => r.status)).toEqual([200, 200, 400]);
   });
 
+  test("a step function that throws answers 400 naming the step, instead of crashing the test process", async () => {
+    server = await startScriptedServer("openai", [
+      () => {
+        throw new Error("script bug");
+      },
+    ]);
+    const out = await post(`${server.baseUrl}/chat/completions`, { model: "m", messages: [{ role: "user", content: "x" }] });
+    expect(out.status).toBe(400);
+    expect(await out.text()).toMatch(/step 1 threw: Error: script bug/);
+  });
+
   test("refuses a wrong route, a missing anthropic-version and an invalid request without using a step", async () => {
     server = await startScriptedServer("anthropic", [{ reply: { text: "kept" } }]);
     expect((await post(`${server.baseUrl}/chat/completions`, {})).status).toBe(404);

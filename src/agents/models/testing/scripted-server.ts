@@ -112,7 +112,13 @@ export async function startScriptedServer(
         return;
       }
       next++;
-      const step = typeof entry === "function" ? entry(recorded) : entry;
+      let step: ScriptStep;
+      try {
+        step = typeof entry === "function" ? entry(recorded) : entry;
+      } catch (error) {
+        send(res, recorded, renderError(protocol, 400, `scripted server: step ${next} threw: ${String(error)}`));
+        return;
+      }
       play(protocol, step, recorded, req, res);
     });
   });
