@@ -2,6 +2,7 @@
  * @module
  * A clock for retry tests: sleeping returns at once but moves the clock forward by the time asked, and
  * every sleep is recorded, so a test can assert the exact waits (Retry-After, backoff) without waiting.
+ * Real time does not move it, so durations measured with it count only the sleeps.
  */
 import type { Clock } from "../retry.js";
 
@@ -10,17 +11,17 @@ export interface FakeClock extends Clock {
   readonly sleeps: number[];
 }
 
-/** Starts at the real time; only sleeps move it forward beyond the real passage of time. */
-export function fakeClock(): FakeClock {
-  let offset = 0;
+/** Starts at `start` (default the real time) and moves only when something sleeps, so intervals are exact. */
+export function fakeClock(start: number = Date.now()): FakeClock {
+  let now = start;
   const sleeps: number[] = [];
   return {
     sleeps,
-    now: () => Date.now() + offset,
+    now: () => now,
     sleep: async (ms, signal) => {
       signal?.throwIfAborted();
       sleeps.push(ms);
-      offset += ms;
+      now += ms;
     },
   };
 }
