@@ -1,0 +1,99 @@
+import { afterEach, describe, expect, test } from "vitest";
+import { modelClientContract } from "../client.contract.js";
+import { createModelClient } from "../create-model-client.js";
+import { type ScriptedServer, startScriptedServer } from "../testing/scripted-server.js";
+
+modelClientContract("openai", {
+  provider: "openai",
+  protocol: "openai",
+  nativeN: true,
+  client: (baseUrl, options) => createModelClient("openai:test-model", { env: {}, baseUrl, ...options }),
+  withoutKey: { make: () => createModelClient("openai:gpt-4o", { env: {} }), variable: "OPENAI_API_KEY" },
+});
+
+modelClientContract("compat (vLLM-style, n=native)", {
+  provider: "compat",
+  protocol: "openai",
+  nativeN: true,
+  client: (baseUrl, options) => createModelClient(`compat:${baseUrl}#test-model;n=native`, { env: {}, ...options }),
+  withoutKey: {
+    make: () => createModelClient("compat:http://127.0.0.1:9/v1#m;key=MY_ENDPOINT_KEY", { env: {} }),
+    variable: "MY_ENDPOINT_KEY",
+  },
+});
+
+modelClientContract("compat (llama.cpp-style, one call per choice by default)", {
+  provider: "compat",
+  protocol: "openai",
+  nativeN: false,
+  client: (baseUrl, options) => createModelClient(`compat:${baseUrl}#test-model`, { env: {}, ...options }),
+  withoutKey: {
+    make: () => createModelClient("compat:http://127.0.0.1:9/v1#m;key=LLAMA_KEY", { env: {} }),
+    variable: "LLAMA_KEY",
+  },
+});
+
+describe("chat-completions specifics", () => {
+  let server: ScriptedServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  test("arguments that are not a JSON object become argumentsError, not a crash", async () => {
+    server = await startScriptedServer("openai", [
+      { reply: { toolCalls: [{ name: "bash", arguments: '{"command": "ls' }, { name: "bash", arguments: "[1]" }] } },
+    ]);
+    const client = createModelClient("openai:gpt-4o", { env: {}, apiKey: "k", baseUrl: server.baseUrl });
+    const [broken, array] = (await client.generate({ messages: [{ role: "user", content: "go" }] })).choices[0]!.message
+      .toolCalls!;
+    expect(broken).toMatchObject({ arguments: {}, rawArguments: '{"command": "ls' });
+    expect(broken?.argumentsError).toMatch(/not valid JSON/);
+    expect(array?.argumentsError).toMatch(/JSON object/);
+  });
+
+  test("OpenAI gets max_completion_tokens and tool_choice by name; compat servers get max_tokens", async () => {
+    server = await startScriptedServer("openai", [{ reply: { text: "a" } }, { reply: { text: "b" } }]);
+    const tools = [{ name: "submit", description: "Submit.", parameters: { type: "object", properties: {} } }];
+    const request = { messages: [{ role: "user" as const, content: "x" }], tools, toolChoice: { name: "submit" }, maxTokens: 9 };
+    await createModelClient("openai:gpt-4o", { env: {}, apiKey: "k", baseUrl: server.baseUrl }).generate(request);
+    await createModelClient(`compat:${server.baseUrl}#local`, { env: {} }).generate(request);
+    expect(server.requests[0]?.body).toMatchObject({
+      model: "gpt-4o",
+      max_completion_tokens: 9,
+      tool_choice: { type: "function", function: { name: "submit" } },
+    });
+    expect(server.requests[1]?.body).toMatchObject({ model: "local", max_tokens: 9 });
+    expect(server.requests[1]?.headers.authorization).toBeUndefined();
+  });
+
+  test("a server that returns fewer choices than n is asked again for the rest", async () => {
+    server = await startScriptedServer("openai", [
+      { reply: { choices: [{ text: "a" }], usage: { inputTokens: 10, outputTokens: 1 } } },
+      { reply: { choices: [{ text: "b" }, { text: "c" }], usage: { inputTokens: 10, outputTokens: 2 } } },
+    ]);
+    const client = createModelClient(`compat:${server.baseUrl}#local;n=native`, { env: {}, prices: {} });
+    const result = await client.generate({ messages: [{ role: "user", content: "x" }], n: 3 });
+    expect(result.choices.map((c) => c.message.content)).toEqual(["a", "b", "c"]);
+    expect(server.requests.map((r) => (r.body as { n?: number }).n)).toEqual([3, 2]);
+    expect(result.usage).toEqual({ inputTokens: 20, outputTokens: 3 });
+  });
+
+  test("a compat key comes from ;key=VAR, else from REBENCH_COMPAT_API_KEY", async () => {
+    server = await startScriptedServer("openai", [{ reply: { text: "a" } }, { reply: { text: "b" } }], { apiKey: "s3cret" });
+    const url = server.baseUrl;
+    await createModelClient(`compat:${url}#m;key=VLLM_KEY`, { env: { VLLM_KEY: "s3cret" } }).generate({
+      messages: [{ role: "user", content: "x" }],
+    });
+    await createModelClient(`compat:${url}#m`, { env: { REBENCH_COMPAT_API_KEY: "s3cret" } }).generate({
+      messages: [{ role: "user", content: "x" }],
+    });
+    expect(server.requests.map((r) => r.status)).toEqual([200, 200]);
+  });
+
+  test("the model table gives the context window of known models", () => {
+    const client = createModelClient("openai:gpt-4o", { env: { OPENAI_API_KEY: "k" } });
+    expect(client.contextWindow).toBe(128_000);
+    expect(createModelClient("compat:http://127.0.0.1:9/v1#x", { env: {} }).contextWindow).toBeUndefined();
+  });
+});
