@@ -26,7 +26,8 @@ const HUMAN_RUNS_PER_FAMILY = 9;
 
 export function generateMetrRuns(options: GenerateMetrRunsOptions = {}): string {
   const { rows = 2000, seed = 1 } = options;
-  const random = seededRandom(seed, "generate-metr-runs");
+  const source = seededRandom(seed, "generate-metr-runs");
+  const random = () => source.next();
   const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
   const families = Object.keys(METR_FAMILIES);
   const perAgentFamily = AGENT_LIMITS.reduce((sum, [, n]) => sum + n, 0);

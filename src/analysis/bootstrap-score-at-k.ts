@@ -1,9 +1,10 @@
 /**
  * @module
  * Bootstrap replicates of score@k for one environment: resample its n runs with replacement, recompute
- * score@k. Because the scores are sorted once, a resample is a histogram of drawn positions expanded in
- * order (already sorted, no sort per replicate), and the score@k weights of a size-n sample are computed
- * once per k, so each replicate costs O(n) per k.
+ * score@k. The scores are sorted once, so a resample is just how often each sorted position was drawn:
+ * a block of c copies of xᵢ starting at sorted position p adds xᵢ · (Wₚ₊c − Wₚ), with W the prefix sums
+ * of the score@k weights of a size-n sample (computed once per k). No sort and no copy per replicate:
+ * n draws and O(n) arithmetic per k.
  */
 import type { RandomSource } from "./seeded-random.js";
 import { scoreAtKWeights } from "./score-at-k-weights.js";
@@ -18,7 +19,7 @@ export interface BootstrapScoreAtKOptions {
 
 /**
  * For each k in `ks` with k ≤ n, the score@k of every replicate (in replicate order). `sortedScores`
- * must be ascending. Draws the same resamples for every k, so it costs one set of draws per call.
+ * must be ascending. Draws the same resamples for every k: one set of R·n draws per call.
  */
 export function bootstrapScoreAtK(
   sortedScores: ArrayLike<number>,
@@ -29,31 +30,38 @@ export function bootstrapScoreAtK(
   const n = sortedScores.length;
   const usable = [...new Set(ks)].filter((k) => k >= 1 && k <= n);
   const out = new Map<number, Float64Array>(usable.map((k) => [k, new Float64Array(replicates)]));
-  if (usable.length === 0) return out;
-  const weights = usable.map((k) => (method === "mean" ? undefined : scoreAtKWeights(n, k)));
+  if (usable.length === 0 || replicates === 0) return out;
+  const m = usable.length;
+  // prefix[j·(n+1) + p] = sum of the weights of sorted positions < p, for the j-th k (unused for `mean`).
+  const prefix = new Float64Array(m * (n + 1));
+  if (method === "max") {
+    usable.forEach((k, j) => {
+      const w = scoreAtKWeights(n, k);
+      for (let p = 0; p < n; p++) prefix[j * (n + 1) + p + 1] = prefix[j * (n + 1) + p]! + w[p]!;
+    });
+  }
   const series = usable.map((k) => out.get(k)!);
+  const xs = Float64Array.from(sortedScores);
+  const drawn = new Uint32Array(replicates * n);
+  random.fillIndices(drawn, n);
   const counts = new Uint32Array(n);
-  const sample = new Float64Array(n);
-  for (let r = 0; r < replicates; r++) {
+  const totals = new Float64Array(m);
+  for (let r = 0, q = 0; r < replicates; r++) {
     counts.fill(0);
-    for (let j = 0; j < n; j++) counts[Math.floor(random() * n)]! += 1;
+    for (let j = 0; j < n; j++) counts[drawn[q++]!]! += 1;
+    totals.fill(0);
     let at = 0;
     let sum = 0;
     for (let i = 0; i < n; i++) {
-      const x = sortedScores[i]!;
-      for (let c = counts[i]!; c > 0; c--) sample[at++] = x;
-      sum += counts[i]! * x;
+      const c = counts[i]!;
+      if (c === 0) continue;
+      const x = xs[i]!;
+      sum += c * x;
+      const end = at + c;
+      if (method === "max") for (let j = 0, base = 0; j < m; j++, base += n + 1) totals[j]! += x * (prefix[base + end]! - prefix[base + at]!);
+      at = end;
     }
-    for (let m = 0; m < usable.length; m++) {
-      const w = weights[m];
-      if (w === undefined) {
-        series[m]![r] = sum / n;
-        continue;
-      }
-      let total = 0;
-      for (let i = usable[m]! - 1; i < n; i++) total += sample[i]! * w[i]!;
-      series[m]![r] = total;
-    }
+    for (let j = 0; j < m; j++) series[j]![r] = method === "max" ? totals[j]! : sum / n;
   }
   return out;
 }

@@ -108,12 +108,13 @@ describe("computeAllocations()", () => {
 
   test("the interval is the 2.5th and 97.5th percentile of a within-environment bootstrap, seeded", () => {
     const a = find("agent", "2h", HALF);
-    // The same resampling written naively: draw indices, sort the sample, score@k, average environments.
+    // The same resampling written naively from the same draws: pick runs, sort the sample, score@k, average environments.
     const replicate = (xs: readonly number[], k: number, method: "max" | "mean", stream: string) => {
-      const random = seededRandom(1, stream);
       const sorted = [...xs].sort((p, q) => p - q);
-      return Array.from({ length: 200 }, () => {
-        const sample = sorted.map(() => sorted[Math.floor(random() * sorted.length)]!);
+      const drawn = new Uint32Array(200 * sorted.length);
+      seededRandom(1, stream).fillIndices(drawn, sorted.length);
+      return Array.from({ length: 200 }, (_, r) => {
+        const sample = sorted.map((_x, j) => sorted[drawn[r * sorted.length + j]!]!);
         return scoreAtK(sample, k, { method })!;
       });
     };

@@ -42,10 +42,10 @@ describe("scoreAtK()", () => {
   test("equals brute force on 200 random samples with n up to 10", () => {
     const random = seededRandom(7, "score-at-k");
     for (let trial = 0; trial < 200; trial++) {
-      const n = 1 + Math.floor(random() * 10);
+      const n = 1 + Math.floor(random.next() * 10);
       // Round to a coarse grid so ties are common.
-      const scores = Array.from({ length: n }, () => Math.round(random() * 8) / 4);
-      const k = 1 + Math.floor(random() * n);
+      const scores = Array.from({ length: n }, () => Math.round(random.next() * 8) / 4);
+      const k = 1 + Math.floor(random.next() * n);
       expect(scoreAtK(scores, k)).toBeCloseTo(bruteForceScoreAtK(scores, k)!, 12);
     }
   });
@@ -80,7 +80,7 @@ describe("scoreAtK()", () => {
   test("stays exact for n in the hundreds, where C(n, k) overflows a double", () => {
     const random = seededRandom(3, "large");
     const n = 1200; // C(1200, 600) ≈ 10^359, beyond Number.MAX_VALUE
-    const integers = Array.from({ length: n }, () => BigInt(Math.floor(random() * 2000))).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const integers = Array.from({ length: n }, () => BigInt(Math.floor(random.next() * 2000))).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     const scores = integers.map((x) => Number(x) / 1000);
     for (const k of [1, 2, 16, 64, 300, 600, 1199, 1200]) {
       const value = scoreAtK(scores, k, { sorted: true })!;
