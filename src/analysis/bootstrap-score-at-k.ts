@@ -42,7 +42,7 @@ export function bootstrapScoreAtK(
   }
   const series = usable.map((k) => out.get(k)!);
   const xs = Float64Array.from(sortedScores);
-  const drawn = new Uint32Array(replicates * n);
+  const drawn = scratch(replicates * n);
   random.fillIndices(drawn, n);
   const counts = new Uint32Array(n);
   const totals = new Float64Array(m);
@@ -64,4 +64,12 @@ export function bootstrapScoreAtK(
     for (let j = 0; j < m; j++) series[j]![r] = method === "max" ? totals[j]! : sum / n;
   }
   return out;
+}
+
+// One reusable buffer for the draws: a report bootstraps hundreds of groups, and a fresh large typed
+// array per group would only feed the garbage collector. Safe because the function never yields.
+let buffer = new Uint32Array(0);
+function scratch(length: number): Uint32Array {
+  if (buffer.length < length) buffer = new Uint32Array(Math.max(length, buffer.length * 2));
+  return buffer.subarray(0, length);
 }
