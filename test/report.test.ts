@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { generateMetrRuns } from "../bench/generate-metr-runs.js";
 import { analysisRunFromStore } from "../src/analysis/analysis-run-from-store.js";
+import { METR_FAMILIES } from "../src/analysis/metr/metr-families.js";
 import { parseMetrRuns } from "../src/analysis/metr/parse-metr-runs.js";
 import { aggregateScoreLog, type Aggregation, type Direction, type ScoreOutcome } from "../src/core/index.js";
 import { type RunStore, SqliteRunStore } from "../src/store/index.js";
@@ -199,22 +200,13 @@ describe("rebench report over a METR-format file of about 2,000 runs", () => {
     expect(result.code).toBe(0);
     const out = JSON.parse(result.stdout);
     const rows = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    const environmentOf: Record<string, string> = {
-      ai_rd_optimize_llm_foundry: "optimize_llm_foundry",
-      ai_rd_triton_cumsum: "optimize_kernel",
-      ai_rd_fix_embedding: "fix_embedding",
-      ai_rd_small_scaling_law: "scaling_law",
-      ai_rd_restricted_mlm: "restricted_mlm",
-      ai_rd_nanogpt_chat_rl: "finetune_gpt2_qa",
-      ai_rd_rust_codecontests_inference: "rust_codecontests",
-    };
     for (const allocation of out.allocations) {
       const { participant, budgetSeconds } = allocation;
       const { runTimeLimitSeconds: limit, k } = allocation.allocation;
       expect(k).toBe(Math.floor(budgetSeconds / limit));
       let sum = 0;
       let covered = 0;
-      for (const [f, env] of Object.entries(environmentOf)) {
+      for (const [f, env] of Object.entries(METR_FAMILIES)) {
         const scores = rows
           .filter((r) => r.task_family === f && (r.alias === participant) && (r.time_limit || 28800) === limit)
           .map((r) => (r.score ?? 0) as number);
