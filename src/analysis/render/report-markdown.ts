@@ -19,7 +19,7 @@ export function reportMarkdown(report: Report, figures: readonly Figure[], optio
     "",
     `Runs: ${options.source}; ${report.participants.map((p) => `${p.name} (${p.runs})`).join(", ")}.`,
     `Environments: ${report.environments.join(", ")}. Budgets: ${report.settings.budgets.map((b) => b.label).join(", ")}.`,
-    ...(options.notes ?? []).map((n) => `${n}`),
+    ...(options.notes ?? []).map((n) => `- ${n}`),
     "",
   ];
   for (const table of reportTables(report)) {
