@@ -3,11 +3,11 @@
  * Benchmark: the whole `rebench report` process (best-of-k over 2h, 8h and 32h budgets for every
  * participant, 1,000 bootstrap replicates) on a generated METR-format file of about 2,000 runs, beside
  * the same analysis as a plain numpy pipeline (bench/report_numpy.py) run by .venv/bin/python. Prints
- * a table of whole-process wall times (median and best of N) and checks that both give the same point
+ * a table of whole-process wall times (median and best of N) and CPU times and checks that both give the same point
  * estimates. Run: `npm run bench:report` (builds first; `-- --runs N` for more repetitions).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,22 +17,36 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const REPEATS = Number(process.argv[process.argv.indexOf("--runs") + 1]) || 7;
 const PYTHON = path.join(ROOT, ".venv/bin/python");
 
-function run(command: string, args: readonly string[], stdout: "ignore" | "pipe" = "ignore"): { seconds: number; output: string } {
+const GNU_TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
+
+/** Run a command; wall seconds, and CPU seconds (user + system) where GNU time is installed. */
+function run(command: string, args: readonly string[], stdout: "ignore" | "pipe" = "ignore"): { seconds: number; cpu: number; output: string } {
+  const [file, argv] = GNU_TIME ? [GNU_TIME, ["-f", "cpu %U %S", command, ...args]] : [command, args];
   const start = process.hrtime.bigint();
-  const result = spawnSync(command, args, { cwd: ROOT, stdio: ["ignore", stdout, "pipe"], maxBuffer: 256 * 1024 * 1024 });
+  const result = spawnSync(file, argv, { cwd: ROOT, stdio: ["ignore", stdout, "pipe"], maxBuffer: 256 * 1024 * 1024 });
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${result.status}):\n${result.stderr}`);
-  return { seconds, output: stdout === "pipe" ? result.stdout.toString() : "" };
+  const stderr = result.stderr.toString();
+  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${result.status}):\n${stderr}`);
+  const times = /cpu (\S+) (\S+)\s*$/.exec(stderr);
+  const cpu = times ? Number(times[1]) + Number(times[2]) : Number.NaN;
+  return { seconds, cpu, output: stdout === "pipe" ? result.stdout.toString() : "" };
 }
 
-/** Wall times of each command, run in turns (so a change in machine load hits all of them alike). */
-function timeAll(commands: readonly [string, string, readonly string[]][]): [string, { median: number; best: number }][] {
+interface Timing {
+  median: number;
+  best: number;
+  cpu: number;
+}
+
+/** Times of each command, run in turns (so a change in machine load hits all of them alike). */
+function timeAll(commands: readonly [string, string, readonly string[]][]): [string, Timing][] {
   for (const [, command, args] of commands) run(command, args); // warm the file cache
-  const times = commands.map((): number[] => []);
-  for (let i = 0; i < REPEATS; i++) commands.forEach(([, command, args], c) => times[c]!.push(run(command, args).seconds));
+  const samples = commands.map((): { seconds: number; cpu: number }[] => []);
+  for (let i = 0; i < REPEATS; i++) commands.forEach(([, command, args], c) => samples[c]!.push(run(command, args)));
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   return commands.map(([name], c) => {
-    const sorted = times[c]!.sort((a, b) => a - b);
-    return [name, { median: sorted[Math.floor(sorted.length / 2)]!, best: sorted[0]! }];
+    const wall = samples[c]!.map((s) => s.seconds);
+    return [name, { median: median(wall), best: Math.min(...wall), cpu: median(samples[c]!.map((s) => s.cpu)) }];
   });
 }
 
@@ -72,9 +86,9 @@ try {
   const numpyVersion = run(PYTHON, ["-c", "import numpy, sys; print(numpy.__version__, sys.version.split()[0])"], "pipe").output.trim().split(" ");
   console.log(`\nrebench report benchmark: ${rows} METR-format rows, ${participants} participants, budgets 2h,8h,32h, 1,000 bootstrap replicates`);
   console.log(`machine: ${os.cpus()[0]?.model ?? "unknown CPU"}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB; node ${process.version}, numpy ${numpyVersion[0]} (python ${numpyVersion[1]})\n`);
-  console.log("| pipeline | median (s) | best (s) |");
-  console.log("|---|---:|---:|");
-  for (const [name, t] of results) console.log(`| ${name} | ${t.median.toFixed(3)} | ${t.best.toFixed(3)} |`);
+  console.log("| pipeline | wall, median (s) | wall, best (s) | CPU user+sys, median (s) |");
+  console.log("|---|---:|---:|---:|");
+  for (const [name, t] of results) console.log(`| ${name} | ${t.median.toFixed(3)} | ${t.best.toFixed(3)} | ${Number.isNaN(t.cpu) ? "-" : t.cpu.toFixed(2)} |`);
   console.log(`\npoint estimates: rebench vs numpy, max |difference| over ${ours.rows.length} rows = ${maxDiff.toExponential(1)}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
