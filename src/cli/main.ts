@@ -12,6 +12,7 @@ import { Command, CommanderError } from "commander";
 import { RebenchError } from "../core/index.js";
 import { registerEnvironments } from "./commands/environments.js";
 import { registerMainJob } from "./commands/main-job.js";
+import { registerReport } from "./commands/report.js";
 import { registerRuns } from "./commands/runs.js";
 import { exitQuietlyOnClosedPipe, type Io, processIo } from "./io.js";
 
@@ -30,6 +31,7 @@ export function buildProgram(io: Io): Command {
   registerMainJob(program, io);
   registerEnvironments(program, io);
   registerRuns(program, io);
+  registerReport(program, io);
   for (const command of allCommands(program)) {
     command.exitOverride();
     command.configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });

@@ -1,10 +1,13 @@
 /**
  * @module
- * `rebench runs list|show`: the runs in the store, their state, usage and score logs.
+ * `rebench runs list|show|export`: the runs in the store, their state, usage and score logs; export
+ * writes them in METR's run-record format (JSON Lines), which `rebench report --runs-file` reads back.
  */
+import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import {
   EnvironmentName,
+  InvalidInputError,
   parseWith,
   RUN_STATES,
   RunState,
@@ -12,7 +15,9 @@ import {
   type ScoreLogEntry,
   Variant,
 } from "../../core/index.js";
+import { toMetrRecord } from "../../analysis/metr/to-metr-record.js";
 import { openStore, type RunStore } from "../../store/index.js";
+import { storedAnalysisRuns } from "../analysis-input.js";
 import { formatDuration, formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
 import { formatTable } from "../table.js";
@@ -120,6 +125,25 @@ export function registerRuns(program: Command, io: Io): void {
         for (const { seq, event } of events) io.out(`${String(seq).padStart(5)}  ${event.ts}  ${event.type}  ${summarizeEvent(event)}\n`);
       }
     });
+  });
+
+  dbOption(
+    runs
+      .command("export")
+      .description("write finished runs as METR-format JSON Lines (what `rebench report --runs-file` reads)")
+      .option("--format <format>", "output format: metr", "metr")
+      .option("--out <file>", "write to FILE instead of stdout")
+      .addHelpText("after", "\nExample:\n  rebench runs export --format metr --out runs.jsonl && rebench report --runs-file runs.jsonl"),
+  ).action(async (options: { db?: string; format: string; out?: string }) => {
+    if (options.format !== "metr") {
+      throw new InvalidInputError(`unknown export format "${options.format}"`, { hint: "the one format written today is --format metr" });
+    }
+    const { pairs, skipped } = await withStore(options.db, storedAnalysisRuns);
+    const text = pairs.map(({ run, summary }) => `${JSON.stringify(toMetrRecord(run, summary))}\n`).join("");
+    for (const [reason, n] of Object.entries(skipped)) io.err(`left out ${n} run(s): ${reason}\n`);
+    if (!options.out) return io.out(text);
+    await writeFile(options.out, text);
+    io.err(`wrote ${pairs.length} run(s) to ${options.out}\n`);
   });
 }
 

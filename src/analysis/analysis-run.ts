@@ -1,0 +1,39 @@
+/**
+ * @module
+ * The one shape every analysis function reads: a run reduced to what comparing participants needs.
+ * Importers (METR's JSON Lines) and the store adapter both produce it, so the same math serves both.
+ */
+
+/** A step of a run's score over working time: from `seconds` on, the run's normalized score is `score`. */
+export interface ScorePoint {
+  seconds: number;
+  score: number;
+}
+
+export interface AnalysisRun {
+  id: string;
+  /** What reports group by: the agent's alias, or `human` for every human. */
+  participant: string;
+  kind: "agent" | "human";
+  /** Our environment name (`optimize_kernel`, ...). */
+  environment: string;
+  /** `mini`, `gpu` or `paper` when known (METR's records are `paper`). */
+  variant: string | undefined;
+  task: string;
+  /** The per-run time limit best-of-k groups by. */
+  timeLimitSeconds: number;
+  /** Final normalized score (0 = starting solution, 1 = reference); 0 for a run without a valid score. */
+  score: number;
+  /** Normalized score over working time, where a score log exists (steps, ascending seconds). */
+  curve: readonly ScorePoint[] | undefined;
+  usage: {
+    /** Input + output tokens, when known. */
+    tokens: number | null;
+    /** Dollars spent on model calls, when known. */
+    dollars: number | null;
+    /** Working seconds the run used, when known. */
+    workingSeconds: number | null;
+    /** Protected scoring calls the run made, when known. */
+    scoreCalls: number | null;
+  };
+}

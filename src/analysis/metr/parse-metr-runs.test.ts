@@ -1,0 +1,105 @@
+import { describe, expect, test } from "vitest";
+import { InvalidInputError } from "../../core/index.js";
+import { parseMetrRuns } from "./parse-metr-runs.js";
+
+const row = (fields: Record<string, unknown>) =>
+  JSON.stringify({
+    run_id: 1,
+    task_id: "ai_rd_fix_embedding/main",
+    task_family: "ai_rd_fix_embedding",
+    alias: "Claude 3.5 Sonnet (New)",
+    model: "claude-3-5-sonnet-20241022",
+    score: 0.4,
+    score_binarized: 0,
+    time_limit: 7200,
+    started_at: 1730000000000,
+    completed_at: 1730007200000,
+    fatal_error_from: null,
+    human_minutes: 480,
+    human_score: null,
+    human_source: null,
+    dollar_equivalent: 12.5,
+    total_tokens: 1_500_000,
+    equal_task_weight: 0.1,
+    invsqrt_task_weight: 0.1,
+    ...fields,
+  });
+
+describe("parseMetrRuns()", () => {
+  test("maps every METR family to our environment name", () => {
+    const families = {
+      ai_rd_optimize_llm_foundry: "optimize_llm_foundry",
+      ai_rd_triton_cumsum: "optimize_kernel",
+      ai_rd_fix_embedding: "fix_embedding",
+      ai_rd_small_scaling_law: "scaling_law",
+      ai_rd_restricted_mlm: "restricted_mlm",
+      ai_rd_nanogpt_chat_rl: "finetune_gpt2_qa",
+      ai_rd_rust_codecontests_inference: "rust_codecontests",
+    };
+    const text = Object.keys(families)
+      .map((f, i) => row({ run_id: i, task_id: `${f}/main`, task_family: f }))
+      .join("\n");
+    expect(parseMetrRuns(text).runs.map((r) => r.environment)).toEqual(Object.values(families));
+  });
+
+  test("reads score, limit, usage and task; skips and counts other families", () => {
+    const text = [
+      row({ run_id: "a1", task_id: "ai_rd_triton_cumsum/hidden_score", task_family: "ai_rd_triton_cumsum" }),
+      row({ task_id: "crypto_puzzle/easy", task_family: "crypto_puzzle" }),
+      row({ task_id: "crypto_puzzle/hard", task_family: "crypto_puzzle" }),
+      "",
+      row({ task_id: "swe_thing/1", task_family: null }),
+    ].join("\n");
+    const out = parseMetrRuns(text);
+    expect(out.lines).toBe(4);
+    expect(out.skippedFamilies).toEqual({ crypto_puzzle: 2, swe_thing: 1 });
+    expect(out.runs).toEqual([
+      {
+        id: "a1",
+        participant: "Claude 3.5 Sonnet (New)",
+        kind: "agent",
+        environment: "optimize_kernel",
+        variant: "paper",
+        task: "hidden_score",
+        timeLimitSeconds: 7200,
+        score: 0.4,
+        curve: undefined,
+        usage: { tokens: 1_500_000, dollars: 12.5, workingSeconds: 7200, scoreCalls: null },
+      },
+    ]);
+  });
+
+  test("humans' rows (time_limit 0) are 8-hour attempts by one participant, human", () => {
+    const out = parseMetrRuns([row({ alias: "human", time_limit: 0, total_tokens: null }), row({ alias: "human", time_limit: null })].join("\n"));
+    expect(out.runs.map((r) => [r.participant, r.kind, r.timeLimitSeconds, r.usage.workingSeconds])).toEqual([
+      ["human", "human", 28800, 28800],
+      ["human", "human", 28800, 28800],
+    ]);
+  });
+
+  test("a null score counts as 0 (no valid solution) and is counted; fatal errors are counted", () => {
+    const out = parseMetrRuns([row({ score: null }), row({ fatal_error_from: "serverError", score: 0.1 })].join("\n"));
+    expect(out.runs.map((r) => r.score)).toEqual([0, 0.1]);
+    expect([out.nullScores, out.fatalErrors]).toEqual([1, 1]);
+  });
+
+  test("agent rows without a time limit are skipped and counted", () => {
+    expect(parseMetrRuns(row({ time_limit: null })).skippedNoTimeLimit).toBe(1);
+  });
+
+  test("malformed lines stop the import, each named by its line number", () => {
+    const text = [row({}), "{not json", row({ score: "high" }), JSON.stringify({ run_id: 3 })].join("\n");
+    let error: unknown;
+    try {
+      parseMetrRuns(text, { source: "runs.jsonl" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidInputError);
+    const message = (error as Error).message;
+    expect(message).toMatch(/^runs\.jsonl has 3 malformed line\(s\)/);
+    expect(message).toMatch(/line 2: not JSON/);
+    expect(message).toMatch(/line 3:\n\s+- score: /);
+    expect(message).toMatch(/line 4:\n\s+- task_id: [^\n]*\n\s+- alias: /);
+  });
+});

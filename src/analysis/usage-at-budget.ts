@@ -1,0 +1,52 @@
+/**
+ * @module
+ * Cost and speed beside a score: what one environment's attempt at a total budget uses when it is
+ * spent as k runs at the per-run limit L (k times the mean use of one run, averaged over the covered
+ * environments), and how often the participant scored its work (score calls per working hour; the
+ * paper found agents submit and test solutions over ten times as often as humans).
+ */
+import type { AnalysisRun } from "./analysis-run.js";
+
+export interface UsageAtBudget {
+  /** Expected tokens per environment for k runs; null when no run records tokens. */
+  tokens: number | null;
+  /** Expected dollars per environment for k runs; null when no run records cost. */
+  dollars: number | null;
+  /** Expected working hours per environment for k runs; null when no run records working time. */
+  hours: number | null;
+  /** Score calls per working hour over the runs that record both; null when none does. */
+  scoreCallsPerHour: number | null;
+  /** Runs the numbers are drawn from. */
+  runs: number;
+}
+
+/**
+ * Usage of `runs` (one participant, one per-run limit) spent k at a time in each of `environments`
+ * (those with a score at this allocation).
+ */
+export function usageAtBudget(runs: readonly AnalysisRun[], k: number, environments: readonly string[]): UsageAtBudget {
+  const used = runs.filter((r) => environments.includes(r.environment));
+  const perEnvironment = (pick: (r: AnalysisRun) => number | null): number | null => {
+    const means: number[] = [];
+    for (const environment of environments) {
+      const values = used.filter((r) => r.environment === environment).map(pick).filter((v): v is number => v !== null);
+      if (values.length > 0) means.push(values.reduce((a, b) => a + b, 0) / values.length);
+    }
+    return means.length === 0 ? null : (k * means.reduce((a, b) => a + b, 0)) / means.length;
+  };
+  let calls = 0;
+  let seconds = 0;
+  for (const r of used) {
+    if (r.usage.scoreCalls === null || r.usage.workingSeconds === null) continue;
+    calls += r.usage.scoreCalls;
+    seconds += r.usage.workingSeconds;
+  }
+  const workingSeconds = perEnvironment((r) => r.usage.workingSeconds);
+  return {
+    tokens: perEnvironment((r) => r.usage.tokens),
+    dollars: perEnvironment((r) => r.usage.dollars),
+    hours: workingSeconds === null ? null : workingSeconds / 3600,
+    scoreCallsPerHour: seconds > 0 ? calls / (seconds / 3600) : null,
+    runs: used.length,
+  };
+}

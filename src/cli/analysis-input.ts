@@ -1,0 +1,72 @@
+/**
+ * @module
+ * Where `rebench report` and `rebench runs export` get runs to compare: a METR-format runs file, or the
+ * run store (finished runs with a time limit and normalization constants; the rest counted by reason).
+ */
+import { readFile } from "node:fs/promises";
+import { InvalidInputError, NotFoundError, type RunSummary } from "../core/index.js";
+import type { AnalysisRun } from "../analysis/analysis-run.js";
+import { analysisRunFromStore } from "../analysis/analysis-run-from-store.js";
+import { parseMetrRuns } from "../analysis/metr/parse-metr-runs.js";
+import type { RunStore } from "../store/index.js";
+
+export interface LoadedRuns {
+  runs: AnalysisRun[];
+  /** Where they came from, for the report header. */
+  source: string;
+  /** What was left out and why, one line each. */
+  notes: string[];
+}
+
+/** The store's comparable runs with their summaries, and how many were left out for each reason. */
+export async function storedAnalysisRuns(store: RunStore): Promise<{ pairs: { run: AnalysisRun; summary: RunSummary }[]; skipped: Record<string, number> }> {
+  const pairs: { run: AnalysisRun; summary: RunSummary }[] = [];
+  const skipped: Record<string, number> = {};
+  for (const summary of await store.listRuns()) {
+    const log = summary.state === "finished" ? await store.scoreLog(summary.id) : [];
+    const result = analysisRunFromStore(summary, log);
+    if (result.kind === "run") pairs.push({ run: result.run, summary });
+    else skipped[result.reason] = (skipped[result.reason] ?? 0) + 1;
+  }
+  return { pairs, skipped };
+}
+
+export async function loadRunsFile(file: string, format: string): Promise<LoadedRuns> {
+  if (format !== "metr") {
+    throw new InvalidInputError(`unknown runs-file format "${format}"`, { hint: "the one format read today is --format metr (JSON Lines)" });
+  }
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new NotFoundError(`cannot read the runs file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+      hint: "pass the path of a METR-format JSON Lines file, or leave out --runs-file to use the run store",
+    });
+  }
+  const imported = parseMetrRuns(text, { source: file });
+  const notes: string[] = [];
+  const families = Object.entries(imported.skippedFamilies);
+  if (families.length > 0) notes.push(`Skipped ${families.map(([f, n]) => `${n} ${f}`).join(", ")} row(s): not RE-Bench families.`);
+  if (imported.skippedNoTimeLimit > 0) notes.push(`Skipped ${imported.skippedNoTimeLimit} agent row(s) without a time limit.`);
+  if (imported.nullScores > 0) notes.push(`${imported.nullScores} row(s) had no score and count as 0.`);
+  if (imported.fatalErrors > 0) notes.push(`${imported.fatalErrors} row(s) name a fatal error; their scores are used as recorded.`);
+  return { runs: imported.runs, source: `${file} (METR format, ${imported.lines} rows)`, notes };
+}
+
+export async function loadStoreRuns(store: RunStore): Promise<LoadedRuns> {
+  const { pairs, skipped } = await storedAnalysisRuns(store);
+  const notes = Object.entries(skipped).map(([reason, n]) => `Left out ${n} run(s): ${reason}.`);
+  return { runs: pairs.map((p) => p.run), source: `run store ${store.location}`, notes };
+}
+
+/** A note for every environment whose runs mix variants (their normalized scores are not comparable). */
+export function mixedVariantNotes(runs: readonly AnalysisRun[]): string[] {
+  const variants = new Map<string, Set<string>>();
+  for (const r of runs) {
+    if (!variants.has(r.environment)) variants.set(r.environment, new Set());
+    variants.get(r.environment)!.add(r.variant ?? "unknown");
+  }
+  return [...variants]
+    .filter(([, set]) => set.size > 1)
+    .map(([environment, set]) => `Warning: ${environment} mixes variants ${[...set].join(", ")}; their scores are pooled.`);
+}

@@ -1,0 +1,123 @@
+/**
+ * @module
+ * `rebench report`: compare agents and humans from a METR-format runs file or the run store, as best-of-k
+ * over total time budgets with bootstrap intervals, cost and speed, and human percentiles. Prints tables
+ * or JSON; `--out DIR` writes report.html, report.md and every figure as SVG, PNG and JSON.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { Command } from "commander";
+import { InvalidInputError } from "../../core/index.js";
+import { buildReport, type Report } from "../../analysis/build-report.js";
+import { parseBudgets } from "../../analysis/parse-budgets.js";
+import { figureSvg } from "../../analysis/render/figure-svg.js";
+import { reportFigures } from "../../analysis/render/report-figures.js";
+import { reportHtml } from "../../analysis/render/report-html.js";
+import { reportMarkdown } from "../../analysis/render/report-markdown.js";
+import { reportTables } from "../../analysis/render/report-tables.js";
+import { svgToPng } from "../../analysis/render/svg-to-png.js";
+import { type LoadedRuns, loadRunsFile, loadStoreRuns, mixedVariantNotes } from "../analysis-input.js";
+import { type Io, printJson } from "../io.js";
+import { formatTable } from "../table.js";
+import { dbOption, withStore } from "./runs.js";
+
+interface ReportOptions {
+  runsFile?: string;
+  format: string;
+  db?: string;
+  budgets: string;
+  bootstrap: string;
+  seed: string;
+  json?: boolean;
+  out?: string;
+}
+
+function integer(value: string, flag: string, min: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new InvalidInputError(`${flag} must be an integer >= ${min}, got "${value}"`);
+  return n;
+}
+
+export function registerReport(program: Command, io: Io): void {
+  dbOption(
+    program
+      .command("report")
+      .description("compare agents and humans: best-of-k over total time budgets, bootstrap CIs, cost, plots")
+      .option("--runs-file <file>", "read runs from this file instead of the run store")
+      .option("--format <format>", "format of --runs-file: metr (METR's JSON Lines run records)", "metr")
+      .option("--budgets <list>", "total time budgets per environment, comma-separated", "2h,8h,32h")
+      .option("--bootstrap <n>", "bootstrap replicates for the 95% intervals (0: none)", "1000")
+      .option("--seed <s>", "bootstrap seed (same seed, same intervals)", "0")
+      .option("--json", "print one JSON object: rows, allocations, usage, humanPercentiles, scoreOverTime, input")
+      .option("--out <dir>", "write report.html, report.md, report.json and figures/*.{svg,png,json} to DIR")
+      .addHelpText(
+        "after",
+        "\nExample:\n  rebench report --runs-file runs.jsonl --format metr --budgets 2h,8h,32h --out report/\n" +
+          "  rebench report --db runs.db --budgets 8h --json",
+      ),
+  ).action(async (options: ReportOptions) => {
+    const budgets = parseBudgets(options.budgets);
+    const bootstrap = integer(options.bootstrap, "--bootstrap", 0);
+    const seed = integer(options.seed, "--seed", 0);
+    if (options.runsFile && options.db) {
+      throw new InvalidInputError("give --runs-file or --db, not both", { hint: "a report reads one source of runs" });
+    }
+    const loaded: LoadedRuns = options.runsFile
+      ? await loadRunsFile(options.runsFile, options.format)
+      : await withStore(options.db, loadStoreRuns);
+    if (loaded.runs.length === 0) {
+      throw new InvalidInputError(`no runs to compare in ${loaded.source}`, {
+        hint: [...loaded.notes, "record runs first, or pass a METR-format file with --runs-file FILE"].join("; "),
+      });
+    }
+    const notes = [...loaded.notes, ...mixedVariantNotes(loaded.runs)];
+    const report = buildReport(loaded.runs, { budgets, bootstrap, seed });
+    if (options.out) {
+      const written = await writeReport(options.out, report, { source: loaded.source, notes });
+      const message = `wrote ${written} files to ${options.out} (open ${path.join(options.out, "report.html")})\n`;
+      if (options.json) io.err(message);
+      else io.out(message);
+    }
+    if (options.json) return printJson(io, jsonOf(report, loaded, notes));
+    for (const note of notes) io.err(`${note}\n`);
+    for (const table of reportTables(report)) {
+      io.out(`\n${table.title}\n`);
+      io.out(
+        formatTable(
+          table.rows,
+          table.headers.map((header, i) => ({ header: header.toUpperCase(), value: (row: string[]) => row[i], align: table.numeric[i] ? "right" : "left" })),
+        ),
+      );
+    }
+  });
+}
+
+function jsonOf(report: Report, loaded: LoadedRuns, notes: string[]) {
+  const { rows, allocations, usage, humanPercentiles, scoreOverTime, environments, participants, settings } = report;
+  return {
+    rows,
+    allocations,
+    usage,
+    humanPercentiles,
+    scoreOverTime,
+    input: { source: loaded.source, runs: loaded.runs.length, notes, environments, participants, ...settings },
+  };
+}
+
+async function writeReport(dir: string, report: Report, options: { source: string; notes: string[] }): Promise<number> {
+  const figures = reportFigures(report);
+  await mkdir(path.join(dir, "figures"), { recursive: true });
+  const files: [string, string | Buffer][] = [
+    ["report.md", reportMarkdown(report, figures, options)],
+    ["report.html", reportHtml(report, figures, options)],
+    ["report.json", `${JSON.stringify(report, null, 2)}\n`],
+  ];
+  for (const figure of figures) {
+    const svg = figureSvg(figure);
+    files.push([`figures/${figure.name}.svg`, svg]);
+    files.push([`figures/${figure.name}.png`, await svgToPng(svg)]);
+    files.push([`figures/${figure.name}.json`, `${JSON.stringify(figure, null, 2)}\n`]);
+  }
+  await Promise.all(files.map(([name, content]) => writeFile(path.join(dir, name), content)));
+  return files.length;
+}
