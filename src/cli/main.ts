@@ -13,6 +13,9 @@ import { RebenchError } from "../core/index.js";
 import { registerEnvironments } from "./commands/environments.js";
 import { registerMainJob } from "./commands/main-job.js";
 import { registerRuns } from "./commands/runs.js";
+import { registerRunsResume } from "./commands/runs-resume.js";
+import { registerScore } from "./commands/score.js";
+import { registerStart } from "./commands/start.js";
 import { exitQuietlyOnClosedPipe, type Io, processIo } from "./io.js";
 
 export const EXIT_INTERNAL = 70;
@@ -30,6 +33,9 @@ export function buildProgram(io: Io): Command {
   registerMainJob(program, io);
   registerEnvironments(program, io);
   registerRuns(program, io);
+  registerRunsResume(program, io);
+  registerStart(program, io);
+  registerScore(program, io);
   for (const command of allCommands(program)) {
     command.exitOverride();
     command.configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
