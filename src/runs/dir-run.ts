@@ -87,9 +87,23 @@ export async function readDirMarker(dir: string): Promise<DirMarker> {
   return { runId: marker.runId, db: marker.db };
 }
 
+/** What the participant may see of their run: no raw or normalized score (those may be hidden). */
+export interface RunStatusView {
+  id: string;
+  state: RunSummary["state"];
+  stopReason: RunSummary["stopReason"];
+  usage: RunSummary["usage"];
+  limits: RunSummary["spec"]["limits"];
+  scoreCalls: number;
+}
+
+export function runStatusView(run: RunSummary): RunStatusView {
+  return { id: run.id, state: run.state, stopReason: run.stopReason, usage: run.usage, limits: run.spec.limits, scoreCalls: run.scoreCalls };
+}
+
 export type DirScoreResult =
-  | { kind: "scored"; view: ScoreView; run: RunSummary }
-  | { kind: "ended"; outcome: RunOutcomeView; run: RunSummary };
+  | { kind: "scored"; view: ScoreView; run: RunStatusView }
+  | { kind: "ended"; outcome: RunOutcomeView; run: RunStatusView };
 
 /** Score (or with `submit`, end) a directory's run on the directory's current files. */
 export async function scoreDirRun(options: { store: RunStore; dir: string; submit?: string; clock?: Clock }): Promise<DirScoreResult> {
@@ -110,14 +124,14 @@ export async function scoreDirRun(options: { store: RunStore; dir: string; submi
   const session = new RunSession(log, { sandbox, env }, { watchdogMs: 0 });
   try {
     await session.checkLimits();
-    if (isTerminal(log.state)) return { kind: "ended", outcome: await session.ended, run: log.summary };
+    if (isTerminal(log.state)) return { kind: "ended", outcome: await session.ended, run: runStatusView(log.summary) };
     if (options.submit !== undefined) {
       const outcome = await session.tools.submit({ submission: options.submit });
-      return { kind: "ended", outcome, run: log.summary };
+      return { kind: "ended", outcome, run: runStatusView(log.summary) };
     }
     const view = await session.tools.score();
-    if (isTerminal(log.state)) return { kind: "ended", outcome: await session.ended, run: log.summary };
-    return { kind: "scored", view, run: log.summary };
+    if (isTerminal(log.state)) return { kind: "ended", outcome: await session.ended, run: runStatusView(log.summary) };
+    return { kind: "scored", view, run: runStatusView(log.summary) };
   } finally {
     session.close();
   }

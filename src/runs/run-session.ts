@@ -24,6 +24,9 @@ import {
   type UsageView,
 } from "./tool-api.js";
 
+/** The events a scaffold may read back: what it did and what it was shown (score views, never raw entries). */
+const AGENT_VISIBLE: ReadonlySet<string> = new Set(["action", "observation", "generation", "submitted"]);
+
 export interface RunSessionOptions {
   /** Real milliseconds between the watchdog's limit checks; 0 turns the watchdog off. Default 1000. */
   watchdogMs?: number;
@@ -77,8 +80,9 @@ export class RunSession implements AgentSession {
     return this.#controller.signal;
   }
 
-  history(): Promise<StoredEvent[]> {
-    return this.log.events();
+  async history(): Promise<StoredEvent[]> {
+    const events = await this.log.events();
+    return events.filter(({ event }) => AGENT_VISIBLE.has(event.type));
   }
 
   recordGeneration(generation: GenerationRecord): Promise<void> {

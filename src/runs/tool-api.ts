@@ -97,9 +97,10 @@ export interface AgentSession {
   /** Aborts when the run ends; pass it to model calls so a limit interrupts a long generation. */
   readonly signal: AbortSignal;
   /**
-   * The run's events so far. Empty of agent actions on a fresh start; after an orchestrator restart it holds
-   * everything before the crash (an action interrupted by the crash has an observation with `interrupted`):
-   * rebuild the conversation from it and continue.
+   * The run's `action`, `observation`, `generation` and `submitted` events so far: what the agent did and was
+   * shown (score-log entries only as the score views it got, so hidden scores stay hidden). Empty on a fresh
+   * start; after an orchestrator restart it holds everything before the crash (an action cut off by the crash
+   * has an observation with `interrupted: true`): rebuild the conversation from it and continue.
    */
   history(): Promise<StoredEvent[]>;
   /** Record a model call; the run ends if it crosses the token or cost limit. */

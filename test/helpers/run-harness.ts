@@ -4,7 +4,7 @@
  * the test-only process sandbox (optionally with a clock that jumps while commands and graders run).
  */
 import path from "node:path";
-import type { TaskId, UsageLimits } from "../../src/core/index.js";
+import type { Participant, TaskId, UsageLimits } from "../../src/core/index.js";
 import { type Clock, systemClock } from "../../src/runs/clock.js";
 import { newRunSpec, runEnvironment } from "../../src/runs/run-environment.js";
 import { RunLog } from "../../src/runs/run-log.js";
@@ -23,6 +23,7 @@ export interface HarnessOptions {
   clock?: Clock;
   backend?: SandboxBackend;
   watchdogMs?: number;
+  participant?: Participant;
 }
 
 export function runHarness(root: string) {
@@ -37,9 +38,9 @@ export function runHarness(root: string) {
         environment: options.environment ?? "test_echo",
         variant: "mini",
         task: options.task ?? "main",
-        participant: { kind: "agent", alias: "harness" },
+        participant: options.participant ?? { kind: "agent", alias: "harness" },
         limits: options.limits ?? {},
-        config: { sandbox: "process" },
+        config: { sandbox: "process", driver: "orchestrator" },
       });
       const run = await store.createRun(spec);
       const log = await RunLog.open(store, run.id, options.clock ?? systemClock);

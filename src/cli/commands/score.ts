@@ -5,9 +5,8 @@
  * with `--submit`, take the final score and end the run.
  */
 import type { Command } from "commander";
-import type { RunSummary } from "../../core/index.js";
 import { registerBuiltinBackends } from "../../runs/builtin-backends.js";
-import { readDirMarker, scoreDirRun } from "../../runs/dir-run.js";
+import { readDirMarker, type RunStatusView, scoreDirRun } from "../../runs/dir-run.js";
 import type { RunOutcomeView, ScoreView } from "../../runs/tool-api.js";
 import { formatDuration, formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
@@ -28,10 +27,10 @@ export function formatScoreLine(view: ScoreView): string {
   }
 }
 
-function formatEnded(outcome: RunOutcomeView, run: RunSummary): string {
+function formatEnded(outcome: RunOutcomeView, run: RunStatusView): string {
   const why = outcome.limit ? `${outcome.stopReason}: ${outcome.limit}` : outcome.stopReason;
   const final = outcome.finalScore ? `final scoring: ${formatScoreLine(outcome.finalScore)}\n` : "";
-  return `run ${run.id} has ended (${why})\n${final}the run's score log and final score are in the store: rebench runs show ${run.id}\n`;
+  return `run ${run.id} has ended (${why})\n${final}the run's score log and final score are in the store (\`rebench runs show ${run.id}\`)\n`;
 }
 
 export function registerScore(program: Command, io: Io): void {

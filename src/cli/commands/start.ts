@@ -8,7 +8,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { InvalidInputError, parseWith, TaskId, Variant } from "../../core/index.js";
 import { registerBuiltinBackends } from "../../runs/builtin-backends.js";
-import { startDirRun } from "../../runs/dir-run.js";
+import { runStatusView, startDirRun } from "../../runs/dir-run.js";
 import { runEnvironment } from "../../runs/run-environment.js";
 import { scoreView } from "../../scoring/score-view.js";
 import { defaultDbPath } from "../../store/index.js";
@@ -56,7 +56,7 @@ export function registerStart(program: Command, io: Io): void {
         });
         const visible = runEnvironment(run.spec).visible;
         const starting = (await store.scoreLog(run.id)).map((entry) => scoreView(entry, visible));
-        if (options.json) return printJson(io, { run, dir, instructions, startingScore: starting[0] ?? null });
+        if (options.json) return printJson(io, { run: runStatusView(run), dir, instructions, startingScore: starting[0] ?? null });
         const limit = run.spec.limits.workingSeconds;
         io.out(
           [
