@@ -3,7 +3,8 @@
  * Drive one agent run to its end from whatever state its log is in: start it (queued, or an interrupted
  * start-up), or reconcile it after an orchestrator crash (running, paused, scoring), then hand the tool
  * API to the run's scaffold until the run ends. An agent that returns without submitting is scored as if
- * it had submitted; an agent or infrastructure failure fails the run, its score log kept.
+ * it had submitted; an agent or infrastructure failure fails the run, its score log kept. A run this process
+ * cannot drive (its environment, sandbox backend or scaffold missing here) is left untouched: that throws.
  */
 import { isTerminal, type RunSummary } from "../core/index.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
@@ -17,6 +18,7 @@ import { RunLog } from "./run-log.js";
 import { RunSession, type RunSessionOptions } from "./run-session.js";
 import { backendNameOf, sandboxBackend } from "./sandbox-backends.js";
 import { startRun } from "./start-run.js";
+import type { Agent } from "./tool-api.js";
 
 export interface DriveOptions extends RunSessionOptions {
   store: RunStore;
@@ -30,10 +32,13 @@ export async function driveRun(runId: string, options: DriveOptions): Promise<Ru
   const log = await RunLog.open(options.store, runId, clock);
   if (isTerminal(log.state)) return log.summary;
   const downSince = log.ledger.lastEventMs;
+  // What this process lacks (the environment, the sandbox backend, the scaffold) is not the run's fault:
+  // throw before touching the run, so that it stays resumable where they exist.
+  const env = runEnvironment(log.summary.spec);
+  const backend = await sandboxBackend(backendNameOf(log.summary.spec));
+  const agent = await agentFor(log.summary.spec);
   let sandbox: Sandbox | undefined;
   try {
-    const env = runEnvironment(log.summary.spec);
-    const backend = await sandboxBackend(backendNameOf(log.summary.spec));
     if ((log.state === "running" || log.state === "paused") && downSince !== null) await bookDowntime(log, downSince);
     await claimRun(options.store, log.id);
     if (log.state === "queued" || log.state === "starting") {
@@ -46,7 +51,7 @@ export async function driveRun(runId: string, options: DriveOptions): Promise<Ru
     const session = new RunSession(log, { sandbox, env }, options);
     try {
       await session.checkLimits();
-      if (!isTerminal(log.state)) await runAgent(session, options.agentGraceSeconds ?? 10);
+      if (!isTerminal(log.state)) await runAgent(agent, session, options.agentGraceSeconds ?? 10);
     } finally {
       session.close();
     }
@@ -60,8 +65,7 @@ export async function driveRun(runId: string, options: DriveOptions): Promise<Ru
   return log.summary;
 }
 
-async function runAgent(session: RunSession, graceSeconds: number): Promise<void> {
-  const agent = await agentFor(session.spec);
+async function runAgent(agent: Agent, session: RunSession, graceSeconds: number): Promise<void> {
   let failure: unknown;
   const agentDone = agent.run(session).then(
     () => "returned" as const,

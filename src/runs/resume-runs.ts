@@ -2,9 +2,10 @@
  * @module
  * `rebench runs resume`: reconcile and continue every unfinished agent run whose orchestrator is gone
  * (killed, crashed, the machine rebooted), at most `concurrency` at a time. Runs driven by a live
- * orchestrator and human runs (driven by `rebench score` from a shell) are left alone.
+ * orchestrator and human runs (driven by `rebench score` from a shell) are left alone, and so are runs this
+ * process cannot drive (environment, sandbox backend or scaffold missing here): they are reported as skipped.
  */
-import { isTerminal, RUN_STATES, type RunState, type RunSummary } from "../core/index.js";
+import { isTerminal, RebenchError, RUN_STATES, type RunState, type RunSummary } from "../core/index.js";
 import { type DriveOptions, driveRun } from "./drive-run.js";
 import { claimRun, liveDriver } from "./ownership.js";
 import { pool } from "./pool.js";
@@ -47,10 +48,16 @@ export async function resumeRuns(options: ResumeOptions): Promise<ResumeReport> 
     await claimRun(store, run.id);
     todo.push(run);
   }
-  const resumed = await pool(todo, options.concurrency ?? 4, async (run) => {
-    const ended = await driveRun(run.id, options);
-    options.onRunEnded?.(ended);
-    return ended;
+  const results = await pool(todo, options.concurrency ?? 4, async (run) => {
+    try {
+      const ended = await driveRun(run.id, options);
+      options.onRunEnded?.(ended);
+      return ended;
+    } catch (error) {
+      if (!(error instanceof RebenchError)) throw error;
+      skipped.push({ run, why: error.hint ? `${error.message} (${error.hint})` : error.message });
+      return undefined;
+    }
   });
-  return { resumed, skipped };
+  return { resumed: results.filter((r): r is RunSummary => r !== undefined), skipped };
 }

@@ -6,6 +6,7 @@
  * reached, cancelled) `signal` aborts and further calls throw RunEndedError.
  */
 import { ConflictError, type LimitName, type RunId, type RunSpec, type RunState, type StopReason, type StoredEvent, type Usage, type UsageLimits } from "../core/index.js";
+import type { ExecResult } from "../sandbox/sandbox.js";
 import type { ScoreView } from "../scoring/score-view.js";
 
 export type { ScoreView };
@@ -28,18 +29,11 @@ export interface PythonInput {
   timeoutSeconds?: number;
 }
 
-export interface CommandObservation {
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  /** Whether stdout or stderr was cut at COMMAND_OUTPUT_CAP_BYTES. */
-  truncated: boolean;
-  durationMs: number;
-  stdout: string;
-  stderr: string;
+/** A command's result as the agent sees it: the sandbox's ExecResult fields, output capped at COMMAND_OUTPUT_CAP_BYTES. */
+export type CommandObservation = Pick<ExecResult, "exitCode" | "signal" | "timedOut" | "truncated" | "durationMs" | "stdout" | "stderr"> & {
   /** The timeout that applied: the call's own, or less where the run had less time left. */
   timeoutSeconds: number;
-}
+};
 
 export interface SubmitInput {
   /** The participant's answer or a note on the solution; stored in the `submitted` event. */

@@ -69,3 +69,18 @@ describe("reconciling a run cut off inside a score action", () => {
     expect(await harness.store.scoreLog(log.id)).toHaveLength(1);
   });
 });
+
+describe("resuming where something is missing", () => {
+  test("a run whose scaffold is not in this process is skipped and left as it was, not failed", async () => {
+    const { resumeRuns } = await import("../../src/runs/resume-runs.js");
+    const { log, session } = await harness.start({ participant: { kind: "agent", alias: "ghost", scaffold: "nowhere" } });
+    session.close();
+    const before = (await harness.store.getRun(log.id)).lastSeq;
+    const report = await resumeRuns({ store: harness.store, runIds: [log.id] });
+    expect(report.resumed).toEqual([]);
+    expect(report.skipped[0]?.why).toMatch(/no scaffold "nowhere"/);
+    const after = await harness.store.getRun(log.id);
+    expect(after.state).toBe("running");
+    expect((await harness.store.events(log.id, { afterSeq: before })).map(({ event }) => event.type)).toEqual(["driver_attached"]);
+  });
+});
