@@ -14,6 +14,9 @@ import { registerEnvironments } from "./commands/environments.js";
 import { registerMainJob } from "./commands/main-job.js";
 import { registerReport } from "./commands/report.js";
 import { registerRuns } from "./commands/runs.js";
+import { registerRunsResume } from "./commands/runs-resume.js";
+import { registerScore } from "./commands/score.js";
+import { registerStart } from "./commands/start.js";
 import { exitQuietlyOnClosedPipe, type Io, processIo } from "./io.js";
 
 export const EXIT_INTERNAL = 70;
@@ -32,6 +35,9 @@ export function buildProgram(io: Io): Command {
   registerEnvironments(program, io);
   registerRuns(program, io);
   registerReport(program, io);
+  registerRunsResume(program, io);
+  registerStart(program, io);
+  registerScore(program, io);
   for (const command of allCommands(program)) {
     command.exitOverride();
     command.configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });

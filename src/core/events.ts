@@ -4,7 +4,7 @@
  * (`summarize`), written in the same transaction as each event.
  */
 import { z } from "zod";
-import { EnvironmentName, Participant, RunId, TaskId, Variant } from "./ids.js";
+import { EnvironmentId, Participant, RunId, TaskId, Variant } from "./ids.js";
 import { Aggregation, Direction } from "./manifest.js";
 import { NormalizationConstants } from "./normalize.js";
 import { RunState, StopReason } from "./run-state.js";
@@ -14,7 +14,7 @@ import { UsageLimits } from "./usage.js";
 /** Everything fixed when a run is created; copied into the run so analysis never depends on later edits. */
 export const RunSpec = z.object({
   participant: Participant,
-  environment: EnvironmentName,
+  environment: EnvironmentId,
   variant: Variant,
   task: TaskId,
   limits: UsageLimits,
@@ -32,7 +32,8 @@ export type RunSpecInput = z.input<typeof RunSpec>;
 
 const at = { ts: z.string().datetime({ offset: true }) };
 
-export const PauseReason = z.enum(["scoring", "model_retry", "human", "other"]);
+/** `recovery`: the orchestrator was down (from its last event to the restart that reconciled the run). */
+export const PauseReason = z.enum(["scoring", "model_retry", "human", "other", "recovery"]);
 export type PauseReason = z.infer<typeof PauseReason>;
 
 export const ScoreTrigger = z.enum(["start", "action", "submit", "limit", "manual"]);
@@ -81,6 +82,8 @@ export const RunEvent = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("run_failed"), ...at, error: z.string() }),
   z.object({ type: z.literal("note"), ...at, message: z.string(), data: z.unknown().optional() }),
+  /** An orchestrator process took charge of the run (so another one leaves it alone while that pid lives). */
+  z.object({ type: z.literal("driver_attached"), ...at, pid: z.number().int().positive(), host: z.string() }),
 ]);
 export type RunEvent = z.infer<typeof RunEvent>;
 export type RunEventType = RunEvent["type"];

@@ -17,6 +17,13 @@ export const ENVIRONMENT_NAMES = [
 export const EnvironmentName = z.enum(ENVIRONMENT_NAMES);
 export type EnvironmentName = z.infer<typeof EnvironmentName>;
 
+/**
+ * The name a run records: one of the seven, or an extra family registered at runtime (the test environments
+ * under `test/fixtures/`, plugins). Lower-case letters, digits and underscores.
+ */
+export const EnvironmentId = z.string().regex(/^[a-z][a-z0-9_]{1,63}$/, "an environment name looks like optimize_kernel");
+export type EnvironmentId = z.infer<typeof EnvironmentId>;
+
 /** `mini`: a 2-core CPU; `gpu`: one H100/H200; `paper`: the original hardware, models and constants. */
 export const VARIANTS = ["mini", "gpu", "paper"] as const;
 export const Variant = z.enum(VARIANTS);

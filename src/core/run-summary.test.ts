@@ -55,3 +55,15 @@ describe("summarize()", () => {
     expect(() => fold([{ type: "state_changed", ts: ts(0), to: "running" }])).toThrow(/first event must be run_created/);
   });
 });
+
+describe("summarize() and pauses", () => {
+  test("a pause moves a running run to paused and back", () => {
+    const base: RunEvent[] = [
+      { type: "run_created", ts: ts(0), spec },
+      { type: "state_changed", ts: ts(1), to: "running" },
+      { type: "pause_started", ts: ts(2), reason: "scoring" },
+    ];
+    expect(fold(base).state).toBe("paused");
+    expect(fold([...base, { type: "pause_ended", ts: ts(3), reason: "scoring" }]).state).toBe("running");
+  });
+});

@@ -106,11 +106,16 @@ export function summarize(summary: RunSummary | undefined, stored: StoredEvent):
       next.stopReason = "error";
       next.error = event.error;
       break;
-    case "observation":
     case "pause_started":
+      if (next.state === "running") next.state = "paused";
+      break;
     case "pause_ended":
+      if (next.state === "paused") next.state = "running";
+      break;
+    case "observation":
     case "submitted":
     case "note":
+    case "driver_attached":
       break;
     default: {
       const unreachable: never = event;

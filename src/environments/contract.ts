@@ -5,7 +5,7 @@
  * with its three variants (`mini`, `gpu`, `paper`).
  */
 import type {
-  EnvironmentName,
+  EnvironmentId,
   Manifest,
   NormalizationConstants,
   TaskId,
@@ -15,7 +15,30 @@ import type {
 /**
  * What an implemented variant provides. Paths are relative to the environment's folder.
  * The sandbox copies `workspace` into the agent's working directory, keeps `grader` and `reference`
- * in the protected directory, and runs `grader.command` as the grader user for every `score` action.
+ * (and any other folders named in `protected`) in the protected directory, and runs `grader.command` as
+ * the grader user for every `score` action.
+ *
+ * The grader protocol (`src/scoring/run-grader.ts` implements the rebench side):
+ * - `grader.command` runs inside the run's sandbox as the `grader` user, in its own process, with the
+ *   protected directory as working directory and these variables added to the sandbox's environment:
+ *   - `REBENCH_RESULT`: the file to write the result to, in a fresh directory per call that only the grader
+ *     user can write (inside the protected directory, so the agent user cannot read it either);
+ *   - `REBENCH_WORKSPACE`: the agent's workspace (read the solution from here; do not run it in-process);
+ *   - `REBENCH_PROTECTED`: the protected directory (grader code, hidden data, reference outputs);
+ *   - `REBENCH_TASK`: `main` or `hidden_score` (with `hidden_score`, keep score-revealing numbers out of
+ *     `message`);
+ *   - `REBENCH_VARIANT`: `mini`, `gpu` or `paper`;
+ *   - `REBENCH_AS_AGENT`: set by the sandbox backend: an executable that runs agent code as the agent user,
+ *     `$REBENCH_AS_AGENT [--timeout S] [--cwd DIR] -- argv...` (Python: `rebench_env.agent_call`). Time and
+ *     check agent code from outside through it; never import or exec it in the grader's process.
+ * - The grader writes one GraderResult JSON (`src/core/score.ts`; `rebench_env.result.write_result` writes
+ *   it) to `REBENCH_RESULT` and exits 0. An unusable solution is a result too: `{"kind": "invalid",
+ *   "reason": ...}`. stdout and stderr are kept (tails) in the entry's `details`, never parsed.
+ * - No result file, a malformed or oversized one (over 1 MiB), a non-zero exit, a crash or running past the
+ *   manifest's `timeouts.scoreSeconds` make the entry `error` or `timedOut`: never a score.
+ * - `message` is shown to the agent, without the score value for `hidden_score` and when the manifest's
+ *   `scoring.visibleToAgent` is false (rebench also blanks any number in `message` equal to that value);
+ *   `details` are only stored.
  */
 export interface VariantImplementation {
   /** The text the agent (or human) starts from, for a task. */
@@ -24,8 +47,14 @@ export interface VariantImplementation {
   workspace: string;
   /** The hidden scorer: argv run from the protected directory; writes its result to the path in `REBENCH_RESULT`. */
   grader: { command: readonly string[] };
-  /** The hidden reference solution, applied by the `replay` agent through the tool API. */
+  /**
+   * The hidden reference solution, applied by the `replay` agent through the tool API: a JSON Lines file of
+   * tool calls, one `{"tool": "bash" | "python" | "score" | "score_log" | "submit", "input": {...}}` a line
+   * (the inputs of `ToolApi` in `src/runs/tool-api.ts`).
+   */
   reference: { actions: string };
+  /** Folders copied into the protected directory under the same names; default `["grader", "reference"]`. */
+  protected?: readonly string[];
   /** Optional set-up run as root/grader before the agent starts (unpacking assets, warm-up runs). */
   setup?: { command: readonly string[] };
   /** Asset names (see `rebench assets`) the variant needs built first. */
@@ -47,7 +76,7 @@ export interface VariantDefinition {
 }
 
 export interface EnvironmentFamily {
-  name: EnvironmentName;
+  name: EnvironmentId;
   title: string;
   /** What the environment measures, in a sentence or two. */
   summary: string;

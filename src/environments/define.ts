@@ -9,7 +9,7 @@ import path from "node:path";
 import {
   type Aggregation,
   type Direction,
-  type EnvironmentName,
+  type EnvironmentId,
   Manifest,
   type NormalizationConstants,
   NormalizationConstants as NormalizationSchema,
@@ -33,7 +33,7 @@ export interface VariantDeclaration {
 }
 
 export interface EnvironmentDeclaration {
-  name: EnvironmentName;
+  name: EnvironmentId;
   title: string;
   summary: string;
   canary: string;

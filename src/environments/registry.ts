@@ -10,8 +10,8 @@ import { family as restrictedMlm } from "../../environments/restricted_mlm/famil
 import { family as rustCodecontests } from "../../environments/rust_codecontests/family.js";
 import { family as scalingLaw } from "../../environments/scaling_law/family.js";
 import {
+  ConflictError,
   ENVIRONMENT_NAMES,
-  type EnvironmentName,
   NotFoundError,
   type TaskId,
   UnavailableError,
@@ -30,13 +30,28 @@ const FAMILIES: readonly EnvironmentFamily[] = [
   rustCodecontests,
 ];
 
+/** Families registered beside the seven (test environments, plugins): found by name, never listed. */
+const EXTRA_FAMILIES: EnvironmentFamily[] = [];
+
+/**
+ * Register an extra family (a test environment, a plugin). `getEnvironment` finds it by name; `listEnvironments`
+ * keeps listing only the seven. Registering the same family again is a no-op; another family under a taken
+ * name is a conflict.
+ */
+export function registerExtraEnvironment(family: EnvironmentFamily): void {
+  const existing = [...FAMILIES, ...EXTRA_FAMILIES].find((f) => f.name === family.name);
+  if (existing === family) return;
+  if (existing) throw new ConflictError(`an environment named "${family.name}" is already registered`);
+  EXTRA_FAMILIES.push(family);
+}
+
 /** All seven families, in the paper's order. */
 export function listEnvironments(): readonly EnvironmentFamily[] {
   return FAMILIES;
 }
 
 export function getEnvironment(name: string): EnvironmentFamily {
-  const family = FAMILIES.find((f) => f.name === name);
+  const family = FAMILIES.find((f) => f.name === name) ?? EXTRA_FAMILIES.find((f) => f.name === name);
   if (!family) {
     throw new NotFoundError(`unknown environment "${name}"`, {
       hint: `known environments: ${ENVIRONMENT_NAMES.join(", ")} (see \`rebench environments list\`)`,
@@ -61,7 +76,7 @@ export function checkTask(family: EnvironmentFamily, task: string): TaskId {
 }
 
 /** The implementation of a variant, or an UnavailableError that says why it cannot run yet. */
-export function requireImplementation(name: EnvironmentName, variant: Variant): VariantImplementation {
+export function requireImplementation(name: string, variant: Variant): VariantImplementation {
   const definition = getVariant(name, variant);
   if (definition.availability.status === "unavailable") {
     throw new UnavailableError(`${name}/${variant} is not available: ${definition.availability.reason}`, {

@@ -1,0 +1,58 @@
+/**
+ * @module
+ * `rebench score --dir DIR [--submit NOTES]`: score the solution in a directory started with
+ * `rebench start`, exactly as the agent's `score` action does (protected grader, score log in the store);
+ * with `--submit`, take the final score and end the run.
+ */
+import type { Command } from "commander";
+import { registerBuiltinBackends } from "../../runs/builtin-backends.js";
+import { readDirMarker, type RunStatusView, scoreDirRun } from "../../runs/dir-run.js";
+import type { RunOutcomeView, ScoreView } from "../../runs/tool-api.js";
+import { formatDuration, formatNumber } from "../format.js";
+import { type Io, printJson } from "../io.js";
+import { withStore } from "./runs.js";
+
+/** One line for a score the participant may see: the value, or why there is none. */
+export function formatScoreLine(view: ScoreView): string {
+  const message = Object.keys(view.message).length > 0 ? `  ${JSON.stringify(view.message)}` : "";
+  switch (view.outcome) {
+    case "scored":
+      return `${view.score === undefined ? "valid (score hidden for this task)" : `score ${formatNumber(view.score)}`}${message}`;
+    case "invalid":
+      return `invalid: ${view.reason ?? ""}${message}`;
+    case "timedOut":
+      return `timed out: ${view.reason ?? ""}`;
+    case "error":
+      return `scoring error: ${view.reason ?? ""}`;
+  }
+}
+
+function formatEnded(outcome: RunOutcomeView, run: RunStatusView): string {
+  const why = outcome.limit ? `${outcome.stopReason}: ${outcome.limit}` : outcome.stopReason;
+  const final = outcome.finalScore ? `final scoring: ${formatScoreLine(outcome.finalScore)}\n` : "";
+  return `run ${run.id} has ended (${why})\n${final}the run's score log and final score are in the store (\`rebench runs show ${run.id}\`)\n`;
+}
+
+export function registerScore(program: Command, io: Io): void {
+  program
+    .command("score")
+    .description("score the solution in a directory made by `rebench start`, as the agent's score action does")
+    .requiredOption("--dir <dir>", "the directory given to `rebench start`")
+    .option("--db <path>", "run store (default: the one `rebench start` used)")
+    .option("--submit [notes]", "take the final score and end the run")
+    .option("--json", "print JSON")
+    .addHelpText("after", "\nExample:\n  rebench score --dir ~/kernel\n  rebench score --dir ~/kernel --submit \"triton kernel, one pass\"")
+    .action(async (options: { dir: string; db?: string; submit?: string | boolean; json?: boolean }) => {
+      registerBuiltinBackends();
+      const marker = await readDirMarker(options.dir);
+      const submit = options.submit === undefined ? undefined : options.submit === true ? "" : String(options.submit);
+      const result = await withStore(options.db ?? marker.db, (store) =>
+        scoreDirRun({ store, dir: options.dir, ...(submit === undefined ? {} : { submit }) }),
+      );
+      if (options.json) return printJson(io, result);
+      if (result.kind === "ended") return io.out(formatEnded(result.outcome, result.run));
+      const { usage } = result.run;
+      io.out(`${formatScoreLine(result.view)}\n`);
+      io.out(`run ${result.run.id}: working time ${formatDuration(usage.workingSeconds)}, ${result.run.scoreCalls} scoring calls\n`);
+    });
+}

@@ -1,0 +1,83 @@
+/**
+ * @module
+ * `rebench start NAME --variant V [--task T] --dir DIR`: the human and developer path. Materializes the
+ * environment's workspace in DIR, starts a run on it (its sandbox, set-up and starting score) and prints
+ * the instructions; the person then works in DIR and scores with `rebench score --dir DIR`.
+ */
+import path from "node:path";
+import type { Command } from "commander";
+import { InvalidInputError, parseWith, TaskId, Variant } from "../../core/index.js";
+import { registerBuiltinBackends } from "../../runs/builtin-backends.js";
+import { runStatusView, startDirRun } from "../../runs/dir-run.js";
+import { runEnvironment } from "../../runs/run-environment.js";
+import { scoreView } from "../../scoring/score-view.js";
+import { defaultDbPath } from "../../store/index.js";
+import { formatDuration } from "../format.js";
+import { type Io, printJson } from "../io.js";
+import { dbOption, withStore } from "./runs.js";
+import { formatScoreLine } from "./score.js";
+
+export function registerStart(program: Command, io: Io): void {
+  dbOption(
+    program
+      .command("start")
+      .description("materialize an environment in a directory and start a run there (for humans and development)")
+      .argument("<name>", "environment name (see `rebench environments list`)")
+      .requiredOption("--variant <variant>", "mini, gpu or paper")
+      .option("--task <task>", "main or hidden_score", "main")
+      .requiredOption("--dir <dir>", "a new or empty directory to work in")
+      .option("--participant <alias>", "who works on it (reports group runs by this name)", "human")
+      .option("--time-limit <seconds>", "working-time limit in seconds (default: none)", positiveNumber)
+      .option("--backend <name>", "sandbox backend", "local")
+      .option("--json", "print JSON")
+      .addHelpText(
+        "after",
+        "\nExample:\n  rebench start optimize_kernel --variant mini --dir ~/kernel --time-limit 28800\n  rebench score --dir ~/kernel",
+      ),
+  ).action(
+    async (
+      name: string,
+      options: { variant: string; task: string; dir: string; participant: string; timeLimit?: number; backend: string; db?: string; json?: boolean },
+    ) => {
+      registerBuiltinBackends();
+      const variant = parseWith(Variant, options.variant, "--variant");
+      const task = parseWith(TaskId, options.task, "--task");
+      const db = path.resolve(options.db ?? defaultDbPath());
+      await withStore(db, async (store) => {
+        const { run, instructions, dir } = await startDirRun({
+          store,
+          environment: name,
+          variant,
+          task,
+          dir: options.dir,
+          participant: { kind: "human", alias: options.participant },
+          ...(options.timeLimit === undefined ? {} : { limits: { workingSeconds: options.timeLimit } }),
+          sandbox: options.backend,
+        });
+        const visible = runEnvironment(run.spec).visible;
+        const starting = (await store.scoreLog(run.id)).map((entry) => scoreView(entry, visible));
+        if (options.json) return printJson(io, { run: runStatusView(run), dir, instructions, startingScore: starting[0] ?? null });
+        const limit = run.spec.limits.workingSeconds;
+        io.out(
+          [
+            `started run ${run.id}: ${run.spec.environment}/${run.spec.variant} (${run.spec.task}) in ${dir}`,
+            `working-time limit: ${limit === undefined ? "none" : formatDuration(limit)}; store: ${db}`,
+            ...(starting[0] ? [`starting solution: ${formatScoreLine(starting[0])}`] : []),
+            "",
+            instructions.trimEnd(),
+            "",
+            `Score your solution:   rebench score --dir ${dir}`,
+            `Submit (ends the run): rebench score --dir ${dir} --submit "what you did"`,
+            "",
+          ].join("\n"),
+        );
+      });
+    },
+  );
+}
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidInputError(`--time-limit must be a positive number of seconds, got "${value}"`);
+  return n;
+}

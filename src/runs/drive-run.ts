@@ -1,0 +1,90 @@
+/**
+ * @module
+ * Drive one agent run to its end from whatever state its log is in: start it (queued, or an interrupted
+ * start-up), or reconcile it after an orchestrator crash (running, paused, scoring), then hand the tool
+ * API to the run's scaffold until the run ends. An agent that returns without submitting is scored as if
+ * it had submitted; an agent or infrastructure failure fails the run, its score log kept. A run this process
+ * cannot drive (its environment, sandbox backend or scaffold missing here) is left untouched: that throws.
+ */
+import { isTerminal, type RunSummary } from "../core/index.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
+import type { RunStore } from "../store/store.js";
+import { agentFor } from "./agents.js";
+import { type Clock, systemClock } from "./clock.js";
+import { claimRun } from "./ownership.js";
+import { bookDowntime, recoverRun } from "./recover-run.js";
+import { runEnvironment } from "./run-environment.js";
+import { RunLog } from "./run-log.js";
+import { RunSession, type RunSessionOptions } from "./run-session.js";
+import { backendNameOf, sandboxBackend } from "./sandbox-backends.js";
+import { startRun } from "./start-run.js";
+import type { Agent } from "./tool-api.js";
+
+export interface DriveOptions extends RunSessionOptions {
+  store: RunStore;
+  clock?: Clock;
+  /** Seconds to wait for the agent to return after its run ended (a limit hit mid-generation). Default 10. */
+  agentGraceSeconds?: number;
+}
+
+export async function driveRun(runId: string, options: DriveOptions): Promise<RunSummary> {
+  const clock = options.clock ?? systemClock;
+  const log = await RunLog.open(options.store, runId, clock);
+  if (isTerminal(log.state)) return log.summary;
+  const downSince = log.ledger.lastEventMs;
+  // What this process lacks (the environment, the sandbox backend, the scaffold) is not the run's fault:
+  // throw before touching the run, so that it stays resumable where they exist.
+  const env = runEnvironment(log.summary.spec);
+  const backend = await sandboxBackend(backendNameOf(log.summary.spec));
+  const agent = await agentFor(log.summary.spec);
+  let sandbox: Sandbox | undefined;
+  try {
+    if ((log.state === "running" || log.state === "paused") && downSince !== null) await bookDowntime(log, downSince);
+    await claimRun(options.store, log.id);
+    if (log.state === "queued" || log.state === "starting") {
+      sandbox = await startRun(log, env, backend);
+    } else {
+      const recovered = await recoverRun(log, env, backend);
+      if (recovered.kind === "ended") return log.summary;
+      sandbox = recovered.sandbox;
+    }
+    const session = new RunSession(log, { sandbox, env }, options);
+    try {
+      await session.checkLimits();
+      if (!isTerminal(log.state)) await runAgent(agent, session, options.agentGraceSeconds ?? 10);
+    } finally {
+      session.close();
+    }
+  } catch (error) {
+    if (!isTerminal(log.state)) {
+      const message = error instanceof Error ? error.message : String(error);
+      await log.append({ type: "run_failed", error: message });
+      await sandbox?.destroy().catch(() => undefined);
+    }
+  }
+  return log.summary;
+}
+
+async function runAgent(agent: Agent, session: RunSession, graceSeconds: number): Promise<void> {
+  let failure: unknown;
+  const agentDone = agent.run(session).then(
+    () => "returned" as const,
+    (error: unknown) => {
+      failure = error;
+      return "threw" as const;
+    },
+  );
+  const first = await Promise.race([agentDone, session.ended.then(() => "ended" as const)]);
+  if (first === "ended") {
+    // The run is over (submitted or a limit); give the agent a moment to notice and return.
+    await Promise.race([agentDone, new Promise((resolve) => setTimeout(resolve, graceSeconds * 1000).unref())]);
+    return;
+  }
+  if (isTerminal(session.log.state) || session.log.state === "scoring") {
+    await session.ended;
+    return;
+  }
+  if (first === "threw") throw new Error(`the agent failed: ${failure instanceof Error ? failure.message : String(failure)}`);
+  await session.note("the agent stopped without submitting; its solution is scored as submitted");
+  await session.end({ reason: "submitted" });
+}

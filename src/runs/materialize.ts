@@ -1,0 +1,63 @@
+/**
+ * @module
+ * Materialize an environment variant as a run's sandbox: the workspace (the variant's folder, or a human's
+ * directory), the protected directory (the variant's `grader/` and `reference/`, or the folders it names),
+ * the manifest's resources as limits, then the variant's set-up command as root.
+ */
+import { existsSync } from "node:fs";
+import { cp, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { InfrastructureError, InvalidInputError } from "../core/index.js";
+import type { Sandbox, SandboxBackend } from "../sandbox/sandbox.js";
+import { shellJoin } from "../scoring/shell-join.js";
+import type { RunEnvironment } from "./run-environment.js";
+
+/** Processes and threads the agent user may have at once, for every variant. */
+export const SANDBOX_PROCESS_LIMIT = 1024;
+const DEFAULT_PROTECTED = ["grader", "reference"] as const;
+
+export interface MaterializeOptions {
+  /** Host folder to use as the workspace instead of the variant's (`rebench start --dir`). */
+  workspaceFrom?: string;
+}
+
+export async function createRunSandbox(
+  id: string,
+  env: RunEnvironment,
+  backend: SandboxBackend,
+  options: MaterializeOptions = {},
+): Promise<Sandbox> {
+  const { family, implementation, manifest } = env;
+  const staging = await mkdtemp(path.join(os.tmpdir(), "rebench-protected-"));
+  let sandbox: Sandbox;
+  try {
+    for (const folder of implementation.protected ?? DEFAULT_PROTECTED) {
+      const from = path.join(family.dir, folder);
+      if (existsSync(from)) await cp(from, path.join(staging, folder), { recursive: true });
+      else if (implementation.protected) {
+        throw new InvalidInputError(`${family.name}: the protected folder "${folder}" does not exist in ${family.dir}`);
+      }
+    }
+    sandbox = await backend.create({
+      id,
+      workspaceFrom: options.workspaceFrom ?? path.join(family.dir, implementation.workspace),
+      protectedFrom: staging,
+      limits: { memoryMb: Math.round(manifest.resources.memoryGb * 1024), processes: SANDBOX_PROCESS_LIMIT },
+    });
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  if (implementation.setup) {
+    const setup = await sandbox.exec(shellJoin(implementation.setup.command), {
+      user: "root",
+      cwd: sandbox.paths.protected,
+      timeoutMs: manifest.timeouts.startSeconds * 1000,
+    });
+    if (setup.exitCode !== 0) {
+      const why = setup.timedOut ? `timed out after ${manifest.timeouts.startSeconds} s` : `exited with code ${setup.exitCode}`;
+      throw new InfrastructureError(`the set-up of ${family.name} ${why}: ${setup.stderr.slice(-2000)}`);
+    }
+  }
+  return sandbox;
+}

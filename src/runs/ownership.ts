@@ -1,0 +1,41 @@
+/**
+ * @module
+ * Which orchestrator process drives a run: the latest `driver_attached` event names a pid and host. A run
+ * whose driver is alive (same host, process still there) is left alone by `rebench runs resume` and by
+ * a restarted batch; a dead driver's runs are reconciled and continued.
+ */
+import os from "node:os";
+import type { RunId } from "../core/index.js";
+import type { RunStore } from "../store/store.js";
+
+export interface Driver {
+  pid: number;
+  host: string;
+}
+
+/** The run's live driver other than this process, if any. */
+export async function liveDriver(store: RunStore, runId: RunId): Promise<Driver | undefined> {
+  const attached = await store.events(runId, { types: ["driver_attached"] });
+  const last = attached.at(-1)?.event;
+  if (last?.type !== "driver_attached") return undefined;
+  if (last.pid === process.pid && last.host === os.hostname()) return undefined;
+  if (last.host !== os.hostname()) return { pid: last.pid, host: last.host };
+  return processAlive(last.pid) ? { pid: last.pid, host: last.host } : undefined;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Claim a run for this process (no-op when this process already holds it). */
+export async function claimRun(store: RunStore, runId: RunId): Promise<void> {
+  const attached = await store.events(runId, { types: ["driver_attached"] });
+  const last = attached.at(-1)?.event;
+  if (last?.type === "driver_attached" && last.pid === process.pid && last.host === os.hostname()) return;
+  await store.append(runId, { type: "driver_attached", pid: process.pid, host: os.hostname() });
+}

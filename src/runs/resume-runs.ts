@@ -1,0 +1,63 @@
+/**
+ * @module
+ * `rebench runs resume`: reconcile and continue every unfinished agent run whose orchestrator is gone
+ * (killed, crashed, the machine rebooted), at most `concurrency` at a time. Runs driven by a live
+ * orchestrator and human runs (driven by `rebench score` from a shell) are left alone, and so are runs this
+ * process cannot drive (environment, sandbox backend or scaffold missing here): they are reported as skipped.
+ */
+import { isTerminal, RebenchError, RUN_STATES, type RunState, type RunSummary } from "../core/index.js";
+import { type DriveOptions, driveRun } from "./drive-run.js";
+import { claimRun, liveDriver } from "./ownership.js";
+import { pool } from "./pool.js";
+
+export interface ResumeOptions extends DriveOptions {
+  concurrency?: number;
+  /** Only these runs (default: all unfinished). */
+  runIds?: readonly string[];
+  onRunEnded?: (run: RunSummary) => void;
+}
+
+export interface ResumeReport {
+  resumed: RunSummary[];
+  skipped: Array<{ run: RunSummary; why: string }>;
+}
+
+const UNFINISHED: readonly RunState[] = RUN_STATES.filter((s) => !isTerminal(s));
+
+export async function resumeRuns(options: ResumeOptions): Promise<ResumeReport> {
+  const { store } = options;
+  const candidates = options.runIds
+    ? await Promise.all(options.runIds.map((id) => store.getRun(id)))
+    : await store.listRuns({ states: UNFINISHED });
+  const todo: RunSummary[] = [];
+  const skipped: ResumeReport["skipped"] = [];
+  for (const run of candidates) {
+    if (isTerminal(run.state)) {
+      skipped.push({ run, why: `already ${run.state}` });
+      continue;
+    }
+    if (run.spec.config.driver === "cli") {
+      skipped.push({ run, why: "a human run: it continues with `rebench score --dir DIR`" });
+      continue;
+    }
+    const driver = await liveDriver(store, run.id);
+    if (driver) {
+      skipped.push({ run, why: `driven by the live process ${driver.pid} on ${driver.host}` });
+      continue;
+    }
+    await claimRun(store, run.id);
+    todo.push(run);
+  }
+  const results = await pool(todo, options.concurrency ?? 4, async (run) => {
+    try {
+      const ended = await driveRun(run.id, options);
+      options.onRunEnded?.(ended);
+      return ended;
+    } catch (error) {
+      if (!(error instanceof RebenchError)) throw error;
+      skipped.push({ run, why: error.hint ? `${error.message} (${error.hint})` : error.message });
+      return undefined;
+    }
+  });
+  return { resumed: results.filter((r): r is RunSummary => r !== undefined), skipped };
+}

@@ -1,0 +1,65 @@
+/**
+ * @module
+ * From a run's spec to what drives it: the environment family, variant, implementation and manifest, and
+ * the spec of a new run built from an environment variant (so direction, aggregation and normalization
+ * constants are copied into the run when it is created).
+ */
+import type { Manifest, Participant, RunSpec, RunSpecInput, TaskId, UsageLimits, Variant } from "../core/index.js";
+import type { EnvironmentFamily, VariantDefinition, VariantImplementation } from "../environments/contract.js";
+import { checkTask, getEnvironment, getVariant, requireImplementation } from "../environments/registry.js";
+import { scoreVisible } from "../scoring/score-view.js";
+
+export interface RunEnvironment {
+  family: EnvironmentFamily;
+  definition: VariantDefinition;
+  implementation: VariantImplementation;
+  manifest: Manifest;
+  /** Whether the agent sees score values (not for hidden_score, not where the environment hides them). */
+  visible: boolean;
+  instructions: string;
+}
+
+export function runEnvironment(spec: Pick<RunSpec, "environment" | "variant" | "task">): RunEnvironment {
+  const family = getEnvironment(spec.environment);
+  const task = checkTask(family, spec.task);
+  const definition = getVariant(spec.environment, spec.variant);
+  const implementation = requireImplementation(family.name, spec.variant);
+  return {
+    family,
+    definition,
+    implementation,
+    manifest: definition.manifest,
+    visible: scoreVisible(definition.manifest, task),
+    instructions: implementation.instructions(task),
+  };
+}
+
+export interface NewRunOptions {
+  environment: string;
+  variant: Variant;
+  task: TaskId;
+  participant: Participant;
+  limits: UsageLimits;
+  timeLimitSeconds?: number;
+  batchId?: string;
+  /** `sandbox`: backend name; `driver`: `orchestrator` (an agent, resumable) or `cli` (a human). */
+  config?: Record<string, unknown>;
+}
+
+/** The spec of a new run of an available environment variant (throws if it is unknown or unavailable). */
+export function newRunSpec(options: NewRunOptions): RunSpecInput {
+  const env = runEnvironment(options);
+  return {
+    participant: options.participant,
+    environment: env.family.name,
+    variant: options.variant,
+    task: options.task,
+    limits: options.limits,
+    ...(options.timeLimitSeconds === undefined ? {} : { timeLimitSeconds: options.timeLimitSeconds }),
+    direction: env.manifest.scoring.direction,
+    aggregation: env.manifest.scoring.aggregation,
+    ...(env.definition.normalization ? { normalization: env.definition.normalization } : {}),
+    ...(options.batchId === undefined ? {} : { batchId: options.batchId }),
+    config: options.config ?? {},
+  };
+}

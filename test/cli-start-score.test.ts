@@ -1,0 +1,144 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+import { SqliteRunStore } from "../src/store/index.js";
+import { rebench } from "./helpers/cli.js";
+import { registerFixtures } from "./helpers/register-fixtures.js";
+import { tempDir } from "./helpers/tmp.js";
+
+const root = tempDir("rebench-cli-start-");
+registerFixtures(path.join(root, "sandboxes"));
+const db = path.join(root, "runs.db");
+let n = 0;
+const start = (...extra: string[]) => {
+  const dir = path.join(root, `work${++n}`);
+  return { dir, result: rebench("start", "test_echo", "--variant", "mini", "--dir", dir, "--db", db, "--backend", "process", ...extra) };
+};
+const FAST = 'import sys\nfrom itertools import accumulate\nprint(" ".join(map(str, accumulate(int(a) for a in sys.argv[1:]))))\n';
+
+async function runOf(dir: string) {
+  const { runId } = JSON.parse(readFileSync(path.join(dir, ".rebench", "run.json"), "utf8")) as { runId: string };
+  const store = SqliteRunStore.open(db);
+  try {
+    return { run: await store.getRun(runId), log: await store.scoreLog(runId) };
+  } finally {
+    await store.close();
+  }
+}
+
+describe("rebench start", () => {
+  test("materializes the workspace in DIR, starts a human run and prints the instructions and starting score", async () => {
+    const { dir, result } = start("--participant", "alice", "--time-limit", "3600");
+    const { code, stdout } = await result;
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^started run r[0-9a-z]+: test_echo\/mini \(main\) in /);
+    expect(stdout).toMatch(/working-time limit: 1h/);
+    expect(stdout).toMatch(/starting solution: score -?\d/);
+    expect(stdout).toMatch(/Make solution.py in your workspace fast/);
+    expect(stdout).toMatch(/rebench score --dir /);
+    expect(existsSync(path.join(dir, "solution.py"))).toBe(true);
+    const { run, log } = await runOf(dir);
+    expect(run).toMatchObject({ state: "running", spec: { participant: { kind: "human", alias: "alice" }, config: { driver: "cli", sandbox: "process" } } });
+    expect(log).toHaveLength(1);
+  });
+
+  test("refuses a directory that is not empty, an unknown environment and an unavailable variant", async () => {
+    const { dir, result } = start();
+    expect((await result).code).toBe(0);
+    const again = await rebench("start", "test_echo", "--variant", "mini", "--dir", dir, "--db", db, "--backend", "process");
+    expect(again.code).toBe(5);
+    expect(again.stderr).toMatch(/is not empty/);
+    expect((await rebench("start", "nope", "--variant", "mini", "--dir", path.join(root, "x"), "--db", db)).code).toBe(3);
+    const gpu = await rebench("start", "test_echo", "--variant", "gpu", "--dir", path.join(root, "y"), "--db", db, "--backend", "process");
+    expect(gpu.code).toBe(4);
+    expect(gpu.stderr).toMatch(/only a mini variant/);
+  });
+
+  test("a backend that is not built in says so", async () => {
+    const { code, stderr } = await rebench("start", "test_echo", "--variant", "mini", "--dir", path.join(root, "z"), "--db", db, "--backend", "nowhere");
+    expect(code).toBe(4);
+    expect(stderr).toMatch(/the sandbox backend "nowhere" is not available/);
+  });
+});
+
+describe("rebench score", () => {
+  test("scores the directory's current files as the score action does, appending to the store", async () => {
+    const { dir, result } = start();
+    expect((await result).code).toBe(0);
+    writeFileSync(path.join(dir, "solution.py"), FAST);
+    const good = await rebench("score", "--dir", dir);
+    expect(good.code).toBe(0);
+    expect(good.stdout).toMatch(/^score -\d+\.\d+ {2}\{"seconds":/);
+    writeFileSync(path.join(dir, "solution.py"), "print(1)\n");
+    const bad = await rebench("score", "--dir", dir, "--json");
+    expect(JSON.parse(bad.stdout)).toMatchObject({ kind: "scored", view: { outcome: "invalid" } });
+    const { run, log } = await runOf(dir);
+    expect(log.map((e) => e.outcome.kind)).toEqual(["scored", "scored", "invalid"]);
+    expect(run.usage.actions).toBe(2);
+    expect(run.usage.pausedSeconds).toBeGreaterThan(0);
+  });
+
+  test("--submit takes the final score and ends the run; scoring again is refused", async () => {
+    const { dir, result } = start();
+    expect((await result).code).toBe(0);
+    writeFileSync(path.join(dir, "solution.py"), FAST);
+    const submitted = await rebench("score", "--dir", dir, "--submit", "one pass");
+    expect(submitted.code).toBe(0);
+    expect(submitted.stdout).toMatch(/has ended \(submitted\)/);
+    const { run, log } = await runOf(dir);
+    expect(run).toMatchObject({ state: "finished", stopReason: "submitted" });
+    expect(run.finalRaw).toBe(Math.min(...log.map((e) => (e.outcome.kind === "scored" ? e.outcome.value : Infinity))));
+    const after = await rebench("score", "--dir", dir);
+    expect(after.code).toBe(5);
+    expect(after.stderr).toMatch(/has ended \(finished\)/);
+  });
+
+  test("hidden_score: neither start nor score prints a score value", async () => {
+    const { dir, result } = start("--task", "hidden_score");
+    const started = await result;
+    expect(started.stdout).toMatch(/starting solution: valid \(score hidden for this task\) {2}\{"valid":true\}/);
+    const scored = await rebench("score", "--dir", dir, "--json");
+    const { log } = await runOf(dir);
+    expect(JSON.parse(scored.stdout).view).not.toHaveProperty("score");
+    for (const entry of log) {
+      const value = entry.outcome.kind === "scored" ? String(entry.outcome.value) : "none";
+      expect(started.stdout + scored.stdout).not.toContain(value);
+    }
+  });
+
+  test("past the time limit, scoring ends the run (scored, as any run stopped by a limit)", async () => {
+    const { dir, result } = start("--time-limit", "0.5");
+    expect((await result).code).toBe(0);
+    await new Promise((r) => setTimeout(r, 700));
+    const late = await rebench("score", "--dir", dir);
+    expect(late.stdout).toMatch(/has ended \(limit: workingSeconds\)/);
+    const { run, log } = await runOf(dir);
+    expect(run).toMatchObject({ state: "finished", stopReason: "limit" });
+    expect(log).toHaveLength(2);
+  });
+
+  test("a directory without a run exits 3 and says how to start one", async () => {
+    const { code, stderr } = await rebench("score", "--dir", root);
+    expect(code).toBe(3);
+    expect(stderr).toMatch(/holds no rebench run/);
+    expect(stderr).toMatch(/rebench start NAME/);
+  });
+});
+
+describe("rebench runs resume", () => {
+  test("with nothing unfinished says so; human runs are left to `rebench score`", async () => {
+    const { result } = start();
+    expect((await result).code).toBe(0);
+    const { code, stdout } = await rebench("runs", "resume", "--db", db);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/skipped r[0-9a-z]+: a human run/);
+  });
+
+  test("start, score and runs resume have --help with an example", async () => {
+    for (const args of [["start"], ["score"], ["runs", "resume"]]) {
+      const { code, stdout } = await rebench(...args, "--help");
+      expect(code, args.join(" ")).toBe(0);
+      expect(stdout, args.join(" ")).toMatch(/Example:/);
+    }
+  });
+});

@@ -1,0 +1,126 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+import type { RunSummary, ScoreLogEntry, StoredEvent } from "../../src/core/index.js";
+import { SqliteRunStore } from "../../src/store/index.js";
+import { REPO_ROOT } from "../helpers/cli.js";
+import { tempDir } from "../helpers/tmp.js";
+
+const root = tempDir("rebench-recovery-");
+const sandboxes = path.join(root, "sandboxes");
+const env = { ...process.env, REBENCH_TEST_SANDBOX_ROOT: sandboxes };
+const actions = path.join(root, "actions.jsonl");
+writeFileSync(
+  actions,
+  [
+    { tool: "score" },
+    { tool: "bash", input: { command: "sleep 0.1" } },
+    { tool: "score" },
+    { tool: "bash", input: { command: "sleep 60" } },
+    { tool: "score" },
+    { tool: "submit", input: { submission: "after the crash" } },
+  ]
+    .map((s) => JSON.stringify(s))
+    .join("\n"),
+);
+
+function node(script: string, args: string[]): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", script, ...args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+function finished(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
+  let output = "";
+  child.stdout?.on("data", (d) => (output += d));
+  child.stderr?.on("data", (d) => (output += d));
+  return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, output })));
+}
+
+/** Wait until every run of the batch is inside its `sleep 60` (an action without an observation). */
+async function waitUntilSleeping(db: string, batchId: string, runs: number): Promise<void> {
+  const store = SqliteRunStore.open(db);
+  try {
+    for (let i = 0; i < 300; i++) {
+      const list = await store.listRuns({ batchId });
+      const sleeping = await Promise.all(list.map(async (run) => inSleep(await store.events(run.id))));
+      if (list.length === runs && sleeping.every(Boolean)) return;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error("the orchestrator never reached the long command");
+  } finally {
+    await store.close();
+  }
+}
+
+function inSleep(events: StoredEvent[]): boolean {
+  const last = events.filter(({ event }) => event.type === "action" || event.type === "observation").at(-1)?.event;
+  return last?.type === "action" && JSON.stringify(last.input).includes("sleep 60");
+}
+
+async function snapshot(db: string, batchId: string): Promise<Array<{ run: RunSummary; log: ScoreLogEntry[]; events: StoredEvent[] }>> {
+  const store = SqliteRunStore.open(db);
+  try {
+    const runs = await store.listRuns({ batchId });
+    return await Promise.all(runs.map(async (run) => ({ run, log: await store.scoreLog(run.id), events: await store.events(run.id) })));
+  } finally {
+    await store.close();
+  }
+}
+
+async function killMidRun(db: string, batchId: string) {
+  const orchestrator = node("test/fixtures/orchestrator.ts", [db, batchId, "2", "2", actions]);
+  const exit = finished(orchestrator);
+  await waitUntilSleeping(db, batchId, 2);
+  orchestrator.kill("SIGKILL");
+  expect((await exit).signal).toBe("SIGKILL");
+  const before = await snapshot(db, batchId);
+  for (const { run, log } of before) {
+    expect(run.state).toBe("running");
+    expect(log).toHaveLength(3); // the starting score and two score actions
+  }
+  await new Promise((r) => setTimeout(r, 1000)); // the orchestrator is down for a while
+  return before;
+}
+
+function expectRecovered(before: Awaited<ReturnType<typeof snapshot>>, after: Awaited<ReturnType<typeof snapshot>>) {
+  expect(after).toHaveLength(2);
+  for (const { run, log, events } of after) {
+    const earlier = before.find((b) => b.run.id === run.id)!;
+    expect(run).toMatchObject({ state: "finished", stopReason: "submitted" });
+    // Every entry logged before the crash is still there, unchanged, followed by the score and submit calls.
+    expect(log.slice(0, earlier.log.length)).toEqual(earlier.log);
+    expect(log).toHaveLength(earlier.log.length + 2);
+    const interrupted = events.find(({ event }) => event.type === "observation" && event.tool === "bash" && JSON.stringify(event.output).includes('"interrupted":true'));
+    expect(interrupted).toBeDefined();
+    const recovery = events.filter(({ event }) => (event.type === "pause_started" || event.type === "pause_ended") && event.reason === "recovery");
+    expect(recovery.map(({ event }) => event.type)).toEqual(["pause_started", "pause_ended"]);
+    const downtime = (Date.parse(recovery[1]!.event.ts) - Date.parse(recovery[0]!.event.ts)) / 1000;
+    expect(downtime).toBeGreaterThanOrEqual(1);
+    // The downtime is a pause: it never counts as working time.
+    expect(run.usage.pausedSeconds).toBeGreaterThanOrEqual(downtime);
+    expect(run.usage.workingSeconds).toBeLessThan(run.usage.wallSeconds - 1);
+    const valid = log.flatMap((e) => (e.outcome.kind === "scored" ? [e.outcome.value] : []));
+    expect(run.finalRaw).toBe(Math.min(...valid));
+  }
+}
+
+describe("recovery after the orchestrator is killed with SIGKILL", () => {
+  test("`rebench runs resume` continues every run with its score log intact", async () => {
+    const db = path.join(root, "resume.db");
+    const before = await killMidRun(db, "batch-resume");
+    const resume = await finished(node("test/fixtures/rebench-cli.ts", ["runs", "resume", "--db", db]));
+    expect(resume.output).toMatch(/resumed 2 run\(s\), skipped 0/);
+    expect(resume.code).toBe(0);
+    expectRecovered(before, await snapshot(db, "batch-resume"));
+    const again = await finished(node("test/fixtures/rebench-cli.ts", ["runs", "resume", "--db", db]));
+    expect(again.output).toMatch(/no unfinished runs to resume/);
+  });
+
+  test("restarting the batch reconciles its runs instead of starting new ones", async () => {
+    const db = path.join(root, "restart.db");
+    const before = await killMidRun(db, "batch-restart");
+    const restart = await finished(node("test/fixtures/orchestrator.ts", [db, "batch-restart", "2", "2", actions]));
+    expect(restart.code, restart.output).toBe(0);
+    expectRecovered(before, await snapshot(db, "batch-restart"));
+  });
+});
