@@ -56,6 +56,16 @@ export interface SandboxLimits {
   fileSizeMb?: number;
 }
 
+/** A host path made visible inside the sandbox to every user (assets, datasets, model weights). */
+export interface SandboxMount {
+  /** Host path (the container backend needs it on the container engine's host). */
+  source: string;
+  /** Absolute path inside the sandbox. */
+  target: string;
+  /** Default true. */
+  readOnly?: boolean;
+}
+
 export interface SandboxSpec {
   /** Stable id (the run id), so a sandbox can be found again after the orchestrator restarts. */
   id: string;
@@ -66,6 +76,8 @@ export interface SandboxSpec {
   limits: SandboxLimits;
   /** Base environment for every command. */
   env?: Readonly<Record<string, string>>;
+  /** Extra host paths to mount (read-only by default). */
+  mounts?: readonly SandboxMount[];
 }
 
 export interface Sandbox {
@@ -79,6 +91,20 @@ export interface Sandbox {
   writeFile(path: string, data: string | Uint8Array, options?: { user?: SandboxUser; mode?: number }): Promise<void>;
   /** Kill everything still running and remove the sandbox. Idempotent. */
   destroy(): Promise<void>;
+}
+
+/**
+ * readFile/writeFile failed with the user's own permissions, or the file is missing: `code` is the errno
+ * name (`ENOENT`, `EACCES`, ...). The agent reading the protected directory gets this (ENOENT or EACCES).
+ */
+export class SandboxFileError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+    this.name = "SandboxFileError";
+  }
 }
 
 /** What `rebench doctor` reports for a backend. */
