@@ -332,7 +332,7 @@ def main(argv: list[str]) -> int:
     os.umask(0o022)
     no_new_privileges()
     restrict_capabilities(config.get("keepCapabilities", []))
-    if os.geteuid() == 0:
+    if os.geteuid() == 0 and config.get("privileged", True):
         os.setgroups([])  # children get no supplementary groups (see spawn)
     executor = Executor(config)
     if config.get("broker"):

@@ -39,9 +39,9 @@ for __rb_v in $__rb_vars; do __rb_call[$__rb_v]=${!__rb_v-}; done
 __rb_state=
 if [[ -f $__rb_state_file ]]; then IFS= read -r -d '' __rb_state <"$__rb_state_file"; fi
 if [[ $__rb_state == *$'\n#rebench-state-end\n' ]]; then
-  # The base variables go (the launcher names them); the saved ones come back; this call's variables win
-  # for this command.
-  for __rb_v in $__rb_base; do unset "$__rb_v" 2>/dev/null; done
+  # The base and call variables go (the launcher names them); the saved ones come back; this call's
+  # variables then win for this command, remembering what the saved state had.
+  for __rb_v in $__rb_base $__rb_vars; do unset "$__rb_v" 2>/dev/null; done
   eval "$__rb_state"
   for __rb_v in $__rb_vars; do
     if [[ -v $__rb_v ]]; then __rb_prev[$__rb_v]=${!__rb_v}; fi
