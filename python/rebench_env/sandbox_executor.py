@@ -21,6 +21,7 @@ Requests (one JSON object per line), each answered on the same connection:
 On connect it sends {"event": "hello", "pid": N, "pidns": S, "role": S, "privileged": B}.
 
 Usage: python3 -E -s sandbox_executor.py CONFIG_JSON_FILE
+       python3 -E -s sandbox_executor.py --proxy CONTROL_SOCKET   (relays stdin/stdout to an executor)
 """
 
 from __future__ import annotations
@@ -323,9 +324,44 @@ def _send(conn: socket.socket, message: dict[str, Any]) -> None:
         pass  # the orchestrator went away; it reconnects and asks again
 
 
+def proxy(path: str) -> int:
+    """Relay stdin to the control socket at ``path`` and its answers to stdout, until either side ends.
+
+    Containers reach their executor this way: one exec session runs this, and its attached stdin and
+    stdout carry the protocol. Exit status 3: no executor is listening (the caller starts one).
+    """
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(path)
+    except OSError as e:
+        print(f"rebench executor proxy: no executor at {path}: {e}", file=sys.stderr)
+        return 3
+    sel = selectors.DefaultSelector()
+    sel.register(0, selectors.EVENT_READ)
+    sel.register(conn, selectors.EVENT_READ)
+    while True:
+        for key, _ in sel.select():
+            if key.fileobj == 0:
+                data = os.read(0, 1 << 16)
+                if not data:
+                    conn.shutdown(socket.SHUT_WR)
+                    sel.unregister(0)
+                    continue
+                conn.sendall(data)
+            else:
+                data = conn.recv(1 << 16)
+                if not data:
+                    return 0
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(1, view):]
+
+
 def main(argv: list[str]) -> int:
+    if len(argv) == 3 and argv[1] == "--proxy":
+        return proxy(argv[2])
     if len(argv) != 2:
-        print("usage: sandbox_executor.py CONFIG_JSON_FILE", file=sys.stderr)
+        print("usage: sandbox_executor.py CONFIG_JSON_FILE | --proxy CONTROL_SOCKET", file=sys.stderr)
         return 2
     with open(argv[1]) as f:
         config = json.load(f)

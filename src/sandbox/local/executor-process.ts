@@ -12,7 +12,8 @@ import { InfrastructureError } from "../../core/index.js";
 import { IN_SANDBOX, SANDBOX_PATHS } from "../layout.js";
 import type { SandboxUser } from "../sandbox.js";
 import type { SandboxCgroups } from "./cgroup.js";
-import { ExecutorClient } from "./executor-client.js";
+import { ExecutorClient } from "../executor-client.js";
+import { killSessionInNamespace } from "./host-kill.js";
 import type { HostDirs, Role } from "./host-dirs.js";
 
 /** The executor's configuration file (see sandbox_executor.py). */
@@ -71,7 +72,7 @@ export async function startExecutor(launch: ExecutorLaunch): Promise<ExecutorCli
   for (;;) {
     if (existsSync(dirs.controlSocket(role))) {
       try {
-        return await ExecutorClient.connect(dirs.controlSocket(role));
+        return await ExecutorClient.connect(dirs.controlSocket(role), { killFromHost: killSessionInNamespace });
       } catch {
         // the socket exists before it listens; try again
       }
@@ -90,7 +91,7 @@ export async function startExecutor(launch: ExecutorLaunch): Promise<ExecutorCli
 export async function reconnectExecutor(dirs: HostDirs, role: Role): Promise<ExecutorClient | undefined> {
   if (!existsSync(dirs.controlSocket(role))) return undefined;
   try {
-    const client = await ExecutorClient.connect(dirs.controlSocket(role), 2000);
+    const client = await ExecutorClient.connect(dirs.controlSocket(role), { killFromHost: killSessionInNamespace, timeoutMs: 2000 });
     if (await client.ping()) return client;
     client.close();
   } catch {

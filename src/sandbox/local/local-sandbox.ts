@@ -11,7 +11,7 @@ import { InfrastructureError } from "../../core/index.js";
 import { baseEnv, IN_SANDBOX, SANDBOX_PATHS, UMASKS } from "../layout.js";
 import type { ExecOptions, ExecResult, Sandbox, SandboxLimits, SandboxMount, SandboxUser } from "../sandbox.js";
 import { SandboxCgroups } from "./cgroup.js";
-import type { ExecutorClient } from "./executor-client.js";
+import type { ExecutorClient } from "../executor-client.js";
 import { type ExecutorConfig, executorConfigDefaults, reconnectExecutor, startExecutor, stopExecutor } from "./executor-process.js";
 import { EXECUTOR_CAPS, type HostDirs, type Owners, type Role } from "./host-dirs.js";
 

@@ -1,15 +1,30 @@
 /**
  * @module
- * The orchestrator's side of the executor protocol (python/rebench_env/sandbox_executor.py): one unix
- * socket connection, newline-delimited JSON, requests matched to answers by id. The timeout is enforced
- * from here too: at the deadline the client kills the command's session itself, from the host (see
- * host-kill.ts), and tells the executor; if the executor still does not answer, the call ends as timed
- * out and the executor is marked broken so the sandbox replaces it.
+ * The orchestrator's side of the executor protocol (python/rebench_env/sandbox_executor.py): one
+ * connection (a unix socket for the local backend, a proxy exec session for containers), newline-
+ * delimited JSON, requests matched to answers by id. The timeout is enforced from here too: at the
+ * deadline the client tells the executor to kill the command's session and, where it can see the
+ * sandbox's processes (the local backend), kills them itself from the host; if the executor still does
+ * not answer, the call ends as timed out and the executor is marked broken so the sandbox replaces it.
  */
 import net from "node:net";
-import { InfrastructureError } from "../../core/index.js";
-import { type ExecResult, SandboxFileError, type SandboxUser } from "../sandbox.js";
-import { killSessionInNamespace } from "./host-kill.js";
+import { InfrastructureError } from "../core/index.js";
+import { type ExecResult, SandboxFileError, type SandboxUser } from "./sandbox.js";
+
+/** A byte stream to an executor. */
+export interface ExecutorStream {
+  write(text: string): void;
+  onData(listener: (chunk: Buffer) => void): void;
+  onClose(listener: (error?: Error) => void): void;
+  destroy(): void;
+}
+
+export interface ExecutorClientOptions {
+  /** Kill a command's session from outside the sandbox (host pid namespace `pidns`, session `sid`). */
+  killFromHost?: (pidns: string, sid: number) => void;
+  /** How long to wait for the executor's hello. */
+  timeoutMs?: number;
+}
 
 export interface ExecutorHello {
   pid: number;
@@ -51,41 +66,62 @@ export class ExecutorClient {
   broken = false;
 
   private constructor(
-    private readonly socket: net.Socket,
+    private readonly stream: ExecutorStream,
     readonly hello: ExecutorHello,
+    private readonly options: ExecutorClientOptions,
   ) {
-    socket.on("data", (chunk: Buffer) => this.onData(chunk));
-    socket.on("close", () => this.failAll(new InfrastructureError("the sandbox executor closed its connection")));
-    socket.on("error", (error) => this.failAll(new InfrastructureError(`sandbox executor connection: ${error.message}`)));
+    stream.onData((chunk) => this.onData(chunk));
+    stream.onClose((error) =>
+      this.failAll(new InfrastructureError(`the sandbox executor ${error ? `connection failed: ${error.message}` : "closed its connection"}`)),
+    );
   }
 
-  /** Connect and wait for the executor's hello. */
-  static connect(socketPath: string, timeoutMs = 5000): Promise<ExecutorClient> {
+  /** Speak the protocol over `stream`: wait for the executor's hello. */
+  static open(stream: ExecutorStream, options: ExecutorClientOptions = {}): Promise<ExecutorClient> {
+    const timeoutMs = options.timeoutMs ?? 5000;
     return new Promise((resolve, reject) => {
-      const socket = net.createConnection(socketPath);
       let text = "";
+      let done = false;
       const timer = setTimeout(() => fail(new Error(`no hello from the executor within ${timeoutMs} ms`)), timeoutMs);
       const fail = (error: Error) => {
+        if (done) return;
+        done = true;
         clearTimeout(timer);
-        socket.destroy();
+        stream.destroy();
         reject(error);
       };
-      socket.once("error", fail);
-      const onData = (chunk: Buffer) => {
+      stream.onClose((error) => fail(error ?? new Error("the executor connection closed before its hello")));
+      let client: ExecutorClient | undefined;
+      stream.onData((chunk) => {
+        if (client) return;
         text += chunk.toString("utf8");
         const newline = text.indexOf("\n");
-        if (newline < 0) return;
+        if (newline < 0 || done) return;
+        done = true;
         clearTimeout(timer);
-        socket.off("data", onData);
-        socket.off("error", fail);
-        const hello = JSON.parse(text.slice(0, newline)) as ExecutorHello & { event: string };
-        const client = new ExecutorClient(socket, hello);
+        client = new ExecutorClient(stream, JSON.parse(text.slice(0, newline)) as ExecutorHello, options);
         const rest = text.slice(newline + 1);
         if (rest) client.onData(Buffer.from(rest, "utf8"));
         resolve(client);
-      };
-      socket.on("data", onData);
+      });
     });
+  }
+
+  /** Connect to an executor's unix socket. */
+  static connect(socketPath: string, options: ExecutorClientOptions = {}): Promise<ExecutorClient> {
+    const socket = net.createConnection(socketPath);
+    return ExecutorClient.open(
+      {
+        write: (text) => void socket.write(text),
+        onData: (listener) => void socket.on("data", listener),
+        onClose: (listener) => {
+          socket.on("error", (error) => listener(error));
+          socket.on("close", () => listener());
+        },
+        destroy: () => socket.destroy(),
+      },
+      options,
+    );
   }
 
   get closed(): boolean {
@@ -101,7 +137,7 @@ export class ExecutorClient {
     const started = performance.now();
     const killFromOutside = (asTimeout: boolean) => {
       timedOut ||= asTimeout;
-      if (sid !== undefined) killSessionInNamespace(this.hello.pidns, sid);
+      if (sid !== undefined) this.options.killFromHost?.(this.hello.pidns, sid);
       this.send({ op: "kill", id: this.nextId++, target: id, timedOut: asTimeout });
       giveUpTimer ??= setTimeout(() => {
         this.broken = true;
@@ -174,7 +210,7 @@ export class ExecutorClient {
   }
 
   close(): void {
-    this.socket.destroy();
+    this.stream.destroy();
   }
 
   private async request(body: Record<string, unknown>): Promise<Message> {
@@ -192,7 +228,7 @@ export class ExecutorClient {
 
   private send(body: Record<string, unknown>): void {
     if (this.closedError) throw this.closedError;
-    this.socket.write(JSON.stringify(body) + "\n");
+    this.stream.write(JSON.stringify(body) + "\n");
   }
 
   private onData(chunk: Buffer): void {
