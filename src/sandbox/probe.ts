@@ -13,7 +13,12 @@ export const PROBE_LIMITS: SandboxLimits = { memoryMb: 256, processes: 64, cpuSe
 const SECRET = "rebench-doctor-secret-7f3a";
 
 /** Create a sandbox with `backend`, probe it, destroy it. `problems` are known degradations to report. */
-export async function probeBackend(backend: SandboxBackend, problems: readonly string[]): Promise<BackendCheck> {
+export async function probeBackend(backend: SandboxBackend, problems: readonly string[], notes: readonly string[] = []): Promise<BackendCheck> {
+  const withNotes = <T extends BackendCheck>(check: T): T => (notes.length ? { ...check, notes: [...notes] } : check);
+  return withNotes(await probe(backend, problems));
+}
+
+async function probe(backend: SandboxBackend, problems: readonly string[]): Promise<BackendCheck> {
   const found = [...problems];
   const isolation: BackendCheck["isolation"] = { networkBlocked: null, protectedUnreadable: null, limitsApplied: null, runsAsSeparateUser: null };
   let sandbox: Sandbox;

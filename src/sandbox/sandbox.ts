@@ -113,6 +113,8 @@ export interface BackendCheck {
   usable: boolean;
   /** Why not usable, or what is degraded. */
   problems: string[];
+  /** Facts worth knowing that are not problems (the check started podman's service for itself). */
+  notes?: string[];
   isolation: {
     networkBlocked: boolean | null;
     protectedUnreadable: boolean | null;

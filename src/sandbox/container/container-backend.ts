@@ -53,8 +53,8 @@ export class ContainerBackend implements SandboxBackend {
         const hint = error instanceof UnavailableError && error.hint ? ` (${error.hint})` : "";
         return { backend: this.name, usable: false, problems: [`${message(error)}${hint}`], isolation: unknown };
       }
-      const problems = service ? [`no container engine was running: the check started podman's service on ${service.api.socketPath} for itself`] : [];
-      return await probeBackend(this, problems);
+      const notes = service ? [`no container engine was running: the check started podman's service on ${service.api.socketPath} for itself`] : [];
+      return await probeBackend(this, [], notes);
     } finally {
       if (service) {
         service.stop();
