@@ -65,7 +65,8 @@ export class HostDirs {
   /** Create the directories, fill workspace and protected, and set owners and modes. */
   create(options: { workspaceFrom?: string; protectedFrom?: string; owners: Owners | undefined }): void {
     const { owners } = options;
-    for (const dir of [this.workspace, this.protected, this.tmp, this.broker, path.join(this.run("grader"), "broker"), path.dirname(this.log("agent"))]) {
+    const mountPoints = [this.broker, path.join(this.run("grader"), "broker"), path.join(this.run("agent"), "shell"), path.join(this.run("grader"), "shell")];
+    for (const dir of [this.workspace, this.protected, this.tmp, ...mountPoints, path.dirname(this.log("agent"))]) {
       mkdirSync(dir, { recursive: true });
     }
     if (options.workspaceFrom) cpSync(options.workspaceFrom, this.workspace, { recursive: true });
@@ -96,7 +97,9 @@ export class HostDirs {
     args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/run", "--dir", "/var");
     args.push("--bind", this.tmp, SANDBOX_PATHS.tmp, "--symlink", "../tmp", "/var/tmp");
     args.push("--dir", "/home", "--bind", this.home, SANDBOX_PATHS.home);
-    args.push("--bind", this.run(role), SANDBOX_PATHS.run);
+    // Shell state in memory: rewritten after every command, and ext4 truncation costs milliseconds.
+    // It lives as long as the namespace (an orchestrator restart keeps it; a replaced executor does not).
+    args.push("--bind", this.run(role), SANDBOX_PATHS.run, "--tmpfs", IN_SANDBOX.shellState);
     if (role === "grader") {
       args.push("--bind", this.protected, SANDBOX_PATHS.protected);
       args.push("--bind", this.broker, IN_SANDBOX.brokerDir);
