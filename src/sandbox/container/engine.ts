@@ -48,7 +48,12 @@ export async function startPodmanService(socketPath: string, timeoutMs = 20_000)
   rmSync(socketPath, { force: true });
   let output = "";
   let exited: string | undefined;
-  const child = spawn("podman", ["system", "service", "--time=0", `unix://${socketPath}`], { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  // Its cwd is where conmon drops files such as `oom` after an out-of-memory kill: not the caller's.
+  const child = spawn("podman", ["system", "service", "--time=0", `unix://${socketPath}`], {
+    cwd: path.dirname(socketPath),
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   child.stdout.on("data", (c: Buffer) => (output += c.toString()));
   child.stderr.on("data", (c: Buffer) => (output += c.toString()));
   child.on("exit", (code, signal) => (exited = signal ? `killed by ${signal}` : `exit status ${code}`));
