@@ -109,6 +109,7 @@ class Broker:
             cwd = req.get("cwd") or self.ex.config["workspace"]
             timeout = req.get("timeoutS")
             os.chdir("/")
+            started = time.monotonic()
             pid = spawn(["/bin/bash", "--noprofile", "--norc", "-c", _SHIM, "rebench-as-agent", cwd, *argv],
                              agent, env, stdin=fds[0], stdout=fds[1], stderr=fds[2])
         except (OSError, ValueError, KeyError, TypeError) as e:
@@ -126,7 +127,7 @@ class Broker:
             self._reply(conn, {"event": "exit", "returncode": returncode, "signal": sig,
                                "timedOut": job.timed_out, "durationS": time.monotonic() - job.started})
 
-        job = self.ex.watch(pid, self.default_timeout_s if timeout is None else float(timeout), on_exit)
+        job = self.ex.watch(pid, self.default_timeout_s if timeout is None else float(timeout), on_exit, started=started)
 
         def client_gone() -> None:
             # The grader (or its client) died or gave up: nothing may keep running on its behalf.

@@ -10,9 +10,10 @@ permissions. The agent's executor also serves the as-agent broker (``sandbox_bro
 Requests (one JSON object per line), each answered on the same connection:
   {"op": "exec", "id": N, "user": U, "command": S, "cwd": S|null, "env": {}, "timeoutMs": N,
    "maxOutputBytes": N, "stdin": base64|null}
-      -> {"id": N, "event": "started", "sid": N}, later {"id": N, "event": "exit", "exitCode": N|null,
-         "signal": S|null, "timedOut": B, "durationMs": F, "stdout": base64, "stderr": base64,
-         "stdoutBytes": N, "stderrBytes": N}
+      -> {"id": N, "event": "started", "sid": N} once it has run for 20 ms (a quicker command saves the
+         message), then {"id": N, "event": "exit", "sid": N, "exitCode": N|null, "signal": S|null,
+         "timedOut": B, "durationMs": F, "stdout": base64, "stderr": base64, "stdoutBytes": N,
+         "stderrBytes": N}
   {"op": "kill", "id": N, "target": N}                      -> ok (kills exec ``target``'s session)
   {"op": "read", "id": N, "user": U, "path": S}            -> {"id": N, "event": "data", "data": base64}
   {"op": "write", "id": N, "user": U, "path": S, "data": base64, "mode": N|null}   -> ok
@@ -35,7 +36,6 @@ import re
 import selectors
 import signal
 import socket
-import subprocess
 import sys
 import time
 import traceback
@@ -61,6 +61,9 @@ class Job:
     captures: list[Capture] = field(default_factory=list)
     timed_out: bool = False
     returncode: int | None = None
+    notify_at: float | None = None
+    """When to tell the orchestrator the command's session id, if it is still running then."""
+    notify: Callable[[], None] | None = None
 
 
 class Executor:
@@ -96,6 +99,7 @@ class Executor:
     def serve(self) -> None:
         while not self.stopping:
             deadlines = [j.deadline for j in self.jobs.values() if j.deadline is not None and not j.timed_out]
+            deadlines += [j.notify_at for j in self.jobs.values() if j.notify_at is not None]
             timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
             for key, _ in self.sel.select(timeout):
                 try:
@@ -104,13 +108,17 @@ class Executor:
                     traceback.print_exc()
             now = time.monotonic()
             for job in list(self.jobs.values()):
+                if job.notify_at is not None and now >= job.notify_at and job.notify is not None:
+                    job.notify_at = None
+                    job.notify()
                 if job.deadline is not None and not job.timed_out and now >= job.deadline:
                     job.timed_out = True
                     kill_session(job.pid)
 
     def watch(self, pid: int, timeout_s: float | None, on_exit: Callable[[Job], None],
-              captures: list[Capture] | None = None) -> Job:
-        started = time.monotonic()
+              captures: list[Capture] | None = None, started: float | None = None) -> Job:
+        """Watch ``pid`` (spawned at ``started``, default now) until it exits, killing it at the timeout."""
+        started = time.monotonic() if started is None else started
         job = Job(pid, os.pidfd_open(pid), started, None if timeout_s is None else started + timeout_s,
                   on_exit, captures or [])
         self.jobs[job.pidfd] = job
@@ -230,6 +238,7 @@ class Executor:
         err_r, err_w = os.pipe()
         try:
             self._enter_start_dir()
+            started = time.monotonic()
             pid = spawn(argv, identity, env, stdin=stdin_fd, stdout=out_w, stderr=err_w, fd3=command_fd)
         except BaseException:
             os.close(out_r)
@@ -246,16 +255,17 @@ class Executor:
             self.execs.pop(key, None)
             exit_code, sig = describe_status(job.returncode if job.returncode is not None else -9)
             out, err = job.captures
-            _send(conn, {"id": rid, "event": "exit", "exitCode": exit_code, "signal": sig,
+            _send(conn, {"id": rid, "event": "exit", "sid": job.pid, "exitCode": exit_code, "signal": sig,
                          "timedOut": job.timed_out, "durationMs": (time.monotonic() - job.started) * 1000,
                          "stdout": base64.b64encode(out.data).decode(), "stderr": base64.b64encode(err.data).decode(),
                          "stdoutBytes": out.total, "stderrBytes": err.total})
 
         timeout_ms = req.get("timeoutMs")
         job = self.watch(pid, None if timeout_ms is None else timeout_ms / 1000, on_exit,
-                         [Capture(out_r, cap), Capture(err_r, cap)])
+                         [Capture(out_r, cap), Capture(err_r, cap)], started)
         self.execs[key] = job
-        _send(conn, {"id": rid, "event": "started", "sid": pid})
+        job.notify_at = job.started + 0.02
+        job.notify = lambda: _send(conn, {"id": rid, "event": "started", "sid": pid})
 
     def _enter_start_dir(self) -> None:
         """Commands start in the workspace (the shell then moves to the saved directory), or / without one."""
@@ -324,41 +334,10 @@ def _send(conn: socket.socket, message: dict[str, Any]) -> None:
         pass  # the orchestrator went away; it reconnects and asks again
 
 
-def proxy(path: str) -> int:
-    """Relay stdin to the control socket at ``path`` and its answers to stdout, until either side ends.
-
-    Containers reach their executor this way: one exec session runs this, and its attached stdin and
-    stdout carry the protocol. Exit status 3: no executor is listening (the caller starts one).
-    """
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        conn.connect(path)
-    except OSError as e:
-        print(f"rebench executor proxy: no executor at {path}: {e}", file=sys.stderr)
-        return 3
-    sel = selectors.DefaultSelector()
-    sel.register(0, selectors.EVENT_READ)
-    sel.register(conn, selectors.EVENT_READ)
-    while True:
-        for key, _ in sel.select():
-            if key.fileobj == 0:
-                data = os.read(0, 1 << 16)
-                if not data:
-                    conn.shutdown(socket.SHUT_WR)
-                    sel.unregister(0)
-                    continue
-                conn.sendall(data)
-            else:
-                data = conn.recv(1 << 16)
-                if not data:
-                    return 0
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(1, view):]
-
-
 def main(argv: list[str]) -> int:
     if len(argv) == 3 and argv[1] == "--proxy":
+        from sandbox_proxy import proxy
+
         return proxy(argv[2])
     if len(argv) != 2:
         print("usage: sandbox_executor.py CONFIG_JSON_FILE | --proxy CONTROL_SOCKET", file=sys.stderr)

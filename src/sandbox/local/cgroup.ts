@@ -3,13 +3,22 @@
  * Resource limits for a local sandbox with cgroups v1 (this project's machines: v1 controllers, no
  * systemd, no delegation): one directory per sandbox under `<controller>/rebench/<id>` holding the
  * sandbox-wide memory limit, and one per executor (`agent`, `grader`) holding the process limit. The
- * executor's launcher joins its directory before it starts bubblewrap, so everything it ever starts is
- * counted. Needs root; without it (or without the controllers) the sandbox falls back to rlimits.
+ * cpu controller, where mounted, gives each sandbox its own group, so concurrent sandboxes share the
+ * CPUs fairly however many processes each runs. The executor's launcher joins its directories before it
+ * starts bubblewrap, so everything it ever starts is counted. Needs root; without it (or without the
+ * controllers) the sandbox falls back to rlimits.
  */
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const ROOT = "/sys/fs/cgroup";
+
+type Controller = "memory" | "pids" | "cpu";
+
+/** The controllers a sandbox uses: memory and pids always, cpu where it is mounted. */
+function controllers(): Controller[] {
+  return existsSync(path.join(ROOT, "cpu", "cgroup.procs")) ? ["memory", "pids", "cpu"] : ["memory", "pids"];
+}
 
 export interface CgroupLimits {
   memoryBytes: number;
@@ -30,7 +39,7 @@ export function cgroupsV1Available(): boolean {
 export class SandboxCgroups {
   constructor(readonly id: string) {}
 
-  dir(controller: "memory" | "pids", role?: string): string {
+  dir(controller: Controller, role?: string): string {
     return path.join(ROOT, controller, "rebench", this.id, ...(role ? [role] : []));
   }
 
@@ -43,6 +52,7 @@ export class SandboxCgroups {
     if (existsSync(swap)) writeFileSync(swap, String(limits.memoryBytes)); // no escape into swap
     for (const role of roles) {
       mkdirSync(this.dir("memory", role), { recursive: true });
+      if (controllers().includes("cpu")) mkdirSync(this.dir("cpu"), { recursive: true });
       const pids = this.dir("pids", role);
       mkdirSync(pids, { recursive: true });
       writeFileSync(path.join(pids, "pids.max"), String(limits.processes));
@@ -51,13 +61,15 @@ export class SandboxCgroups {
 
   /** Shell code (for `sh -c`) that moves the shell into `role`'s directories before it execs. */
   joinScript(role: string): string {
-    return `echo $$ > '${this.dir("memory", role)}/cgroup.procs' && echo $$ > '${this.dir("pids", role)}/cgroup.procs'`;
+    return controllers()
+      .map((c) => `echo $$ > '${this.dir(c, c === "cpu" ? undefined : role)}/cgroup.procs'`)
+      .join(" && ");
   }
 
   /** Host pids of every process still in the sandbox's cgroups. */
   members(): number[] {
     const pids = new Set<number>();
-    for (const controller of ["memory", "pids"] as const) {
+    for (const controller of controllers()) {
       const base = this.dir(controller);
       for (const dir of [base, ...this.roleDirs(controller)]) {
         try {
@@ -84,7 +96,7 @@ export class SandboxCgroups {
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    for (const controller of ["memory", "pids"] as const) {
+    for (const controller of controllers()) {
       for (const dir of [...this.roleDirs(controller), this.dir(controller)]) {
         try {
           rmdirSync(dir);
@@ -104,7 +116,7 @@ export class SandboxCgroups {
     }
   }
 
-  private roleDirs(controller: "memory" | "pids"): string[] {
+  private roleDirs(controller: Controller): string[] {
     return ["agent", "grader"].map((role) => this.dir(controller, role)).filter((d) => existsSync(d));
   }
 }
