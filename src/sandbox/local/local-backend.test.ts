@@ -1,3 +1,7 @@
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { tempDir } from "../../../test/helpers/tmp.js";
 import { sandboxContract } from "../contract.case.js";
@@ -38,6 +42,36 @@ describe.skipIf(!commandWorks("bwrap", ["--version"]))("LocalBackend", () => {
       expect((await sandbox.exec("$REBENCH_AS_AGENT -- cat /protected/secret", { user: "grader" })).exitCode).not.toBe(0);
     } finally {
       await sandbox.destroy();
+    }
+  });
+
+  test.skipIf(skip !== undefined)("a sandbox survives its orchestrator's SIGKILL: reattach() finds its processes and shell state", async () => {
+    const id = `orphan${process.pid}`;
+    const script = path.join(tempDir(), "orchestrator.mts");
+    const backendModule = fileURLToPath(new URL("./local-backend.ts", import.meta.url));
+    writeFileSync(
+      script,
+      `import { LocalBackend } from ${JSON.stringify(backendModule)};
+const sandbox = await new LocalBackend({ root: ${JSON.stringify(root)} }).create({ id: ${JSON.stringify(id)}, limits: { memoryMb: 256, processes: 64 } });
+await sandbox.exec("cd /tmp && export KEPT=1 && (sleep 1008.5 > /dev/null 2>&1 &)");
+console.log("ready");
+setInterval(() => {}, 1000);
+`,
+    );
+    const child = spawn(process.execPath, ["--import", "tsx", script], { stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve());
+      child.on("exit", (code) => reject(new Error(`the orchestrator exited early (${code})`)));
+    });
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child.on("exit", resolve));
+    const sandbox = await backend.reattach(id);
+    expect(sandbox).toBeDefined();
+    try {
+      const result = await sandbox!.exec("pwd; echo $KEPT; cat /proc/[0-9]*/cmdline | tr '\\0' ' ' | grep -c 'sleep 1008[.]5'");
+      expect(result.stdout).toBe("/tmp\n1\n1\n");
+    } finally {
+      await sandbox!.destroy();
     }
   });
 
