@@ -10,6 +10,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { forkCommand } from "./probe.js";
 import { type Sandbox, type SandboxBackend, SandboxFileError, type SandboxLimits } from "./sandbox.js";
 
 export const CONTRACT_LIMITS: SandboxLimits = { memoryMb: 256, processes: 128, cpuSecondsPerCommand: 120, fileSizeMb: 256 };
@@ -197,20 +198,7 @@ export function sandboxContract(name: string, backend: () => SandboxBackend, opt
     test("memory and process limits hold", async () => {
       const hog = await sandbox.exec(`head -c ${CONTRACT_LIMITS.memoryMb * 3}m /dev/zero | tail > /dev/null`, { timeoutMs: 120_000 });
       expect(hog.exitCode).not.toBe(0);
-      const forks = await sandbox.exec(
-        `python3 -c 'import os, time
-n = 0
-try:
-    for _ in range(${CONTRACT_LIMITS.processes + 50}):
-        if os.fork() == 0:
-            time.sleep(1)
-            os._exit(0)
-        n += 1
-except OSError:
-    pass
-print(n)'`,
-        { timeoutMs: 60_000 },
-      );
+      const forks = await sandbox.exec(forkCommand(CONTRACT_LIMITS.processes + 50), { timeoutMs: 60_000 });
       expect(Number(forks.stdout)).toBeLessThan(CONTRACT_LIMITS.processes + 50);
       expect((await sandbox.exec("ulimit -t")).stdout).toBe(`${CONTRACT_LIMITS.cpuSecondsPerCommand}\n`);
     });

@@ -9,7 +9,7 @@
  */
 import net from "node:net";
 import { InfrastructureError } from "../core/index.js";
-import { type ExecResult, SandboxFileError, type SandboxUser } from "./sandbox.js";
+import { type ExecOptions, type ExecResult, SandboxFileError, type SandboxUser } from "./sandbox.js";
 
 /** A byte stream to an executor. */
 export interface ExecutorStream {
@@ -43,6 +43,23 @@ export interface ExecRequest {
   maxOutputBytes: number;
   stdin: Uint8Array | undefined;
   signal: AbortSignal | undefined;
+}
+
+export const DEFAULT_TIMEOUT_MS = 600_000;
+export const DEFAULT_OUTPUT_CAP = 1 << 20;
+
+/** An exec call's options with their documented defaults filled in (see ExecOptions). */
+export function toExecRequest(command: string, options: ExecOptions): ExecRequest {
+  return {
+    user: options.user ?? "agent",
+    command,
+    cwd: options.cwd,
+    env: options.env ?? {},
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxOutputBytes: options.maxOutputBytes ?? DEFAULT_OUTPUT_CAP,
+    stdin: typeof options.stdin === "string" ? Buffer.from(options.stdin) : options.stdin,
+    signal: options.signal,
+  };
 }
 
 type Message = { id?: number; event: string; [key: string]: unknown };

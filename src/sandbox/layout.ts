@@ -93,6 +93,9 @@ export function runtimeFiles(): RuntimeFiles {
   }
 }
 
+/** Sandbox ids double as directory, cgroup and container names. */
+export const SANDBOX_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
 /** ulimit settings for sandbox_shell.sh's `__RB_ULIMITS` (same format as rebench_env.sandbox_spawn.Limits). */
 export function ulimitSpec(limits: { cpuSeconds?: number; fileSizeBytes?: number; processes?: number; addressSpaceBytes?: number }): string {
   const parts: string[] = [];

@@ -99,20 +99,7 @@ async function probeLimits(sandbox: Sandbox, problems: string[]): Promise<boolea
   const { memoryMb, processes, cpuSecondsPerCommand } = PROBE_LIMITS;
   const hog = await sandbox.exec(`head -c ${memoryMb * 3}m /dev/zero | tail > /dev/null`, { timeoutMs: 120_000 });
   const memory = hog.exitCode !== 0;
-  const forks = await sandbox.exec(
-    `python3 -c 'import os, time
-n = 0
-try:
-    for _ in range(${processes + 40}):
-        if os.fork() == 0:
-            time.sleep(2)
-            os._exit(0)
-        n += 1
-except OSError:
-    pass
-print(n)'`,
-    { timeoutMs: 60_000 },
-  );
+  const forks = await sandbox.exec(forkCommand(processes + 40), { timeoutMs: 60_000 });
   const started = Number(forks.stdout.trim());
   const processLimit = Number.isFinite(started) && started < processes + 40;
   const cpu = (await sandbox.exec("ulimit -t", { timeoutMs: 30_000 })).stdout.trim() === String(cpuSecondsPerCommand);
@@ -120,6 +107,21 @@ print(n)'`,
   if (!processLimit) problems.push(`a command started ${forks.stdout.trim() || "?"} processes under a limit of ${processes}`);
   if (!cpu) problems.push("the CPU-time limit per command is not applied");
   return memory && processLimit && cpu;
+}
+
+/** A command that forks `count` sleeping children, or as many as it may, and prints how many it started. */
+export function forkCommand(count: number): string {
+  return `python3 -c 'import os, time
+n = 0
+try:
+    for _ in range(${count}):
+        if os.fork() == 0:
+            time.sleep(2)
+            os._exit(0)
+        n += 1
+except OSError:
+    pass
+print(n)'`;
 }
 
 function message(error: unknown): string {

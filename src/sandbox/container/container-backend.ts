@@ -8,6 +8,7 @@
 import path from "node:path";
 import os from "node:os";
 import { ConflictError, InvalidInputError, UnavailableError } from "../../core/index.js";
+import { SANDBOX_ID } from "../layout.js";
 import { probeBackend } from "../probe.js";
 import type { BackendCheck, Sandbox, SandboxBackend, SandboxSpec } from "../sandbox.js";
 import { ContainerSandbox } from "./container-sandbox.js";
@@ -22,8 +23,6 @@ export interface ContainerBackendOptions {
   /** check() only: when no engine answers, start podman's service for the probe and stop it after. */
   startPodmanForCheck?: boolean;
 }
-
-const SANDBOX_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export class ContainerBackend implements SandboxBackend {
   readonly name = "container";

@@ -6,14 +6,12 @@
  * capabilities; the container has no network, a read-only root filesystem and the sandbox's limits.
  */
 import { InfrastructureError } from "../../core/index.js";
-import type { ExecutorClient } from "../executor-client.js";
+import { type ExecutorClient, toExecRequest } from "../executor-client.js";
 import { SANDBOX_PATHS } from "../layout.js";
 import type { ExecOptions, ExecResult, Sandbox, SandboxUser } from "../sandbox.js";
 import { connectContainerExecutor, runInContainer, startContainerExecutor, writeExecutorConfig } from "./container-setup.js";
 import { type DockerApi, EngineError } from "./docker-api.js";
 
-const DEFAULT_TIMEOUT_MS = 600_000;
-const DEFAULT_OUTPUT_CAP = 1 << 20;
 const START_TIMEOUT_MS = 30_000;
 
 export class ContainerSandbox implements Sandbox {
@@ -31,16 +29,7 @@ export class ContainerSandbox implements Sandbox {
   ) {}
 
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
-    return (await this.executor()).exec({
-      user: options.user ?? "agent",
-      command,
-      cwd: options.cwd,
-      env: options.env ?? {},
-      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      maxOutputBytes: options.maxOutputBytes ?? DEFAULT_OUTPUT_CAP,
-      stdin: typeof options.stdin === "string" ? Buffer.from(options.stdin) : options.stdin,
-      signal: options.signal,
-    });
+    return (await this.executor()).exec(toExecRequest(command, options));
   }
 
   async readFile(path: string, options: { user?: SandboxUser } = {}): Promise<Uint8Array> {

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConflictError, InvalidInputError } from "../../core/index.js";
-import { runtimeFiles, SANDBOX_USER_NAMES } from "../layout.js";
+import { runtimeFiles, SANDBOX_ID, SANDBOX_USER_NAMES } from "../layout.js";
 import { probeBackend } from "../probe.js";
 import type { BackendCheck, Sandbox, SandboxBackend, SandboxSpec } from "../sandbox.js";
 import { cgroupsV1Available, SandboxCgroups } from "./cgroup.js";
@@ -23,8 +23,6 @@ export interface LocalBackendOptions {
   /** Run as if not root (every command as the invoking user, rlimits only): for tests of that mode. */
   unprivileged?: boolean;
 }
-
-const SANDBOX_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export class LocalBackend implements SandboxBackend {
   readonly name = "local";

@@ -11,12 +11,10 @@ import { InfrastructureError } from "../../core/index.js";
 import { baseEnv, IN_SANDBOX, SANDBOX_PATHS, UMASKS } from "../layout.js";
 import type { ExecOptions, ExecResult, Sandbox, SandboxLimits, SandboxMount, SandboxUser } from "../sandbox.js";
 import { SandboxCgroups } from "./cgroup.js";
-import type { ExecutorClient } from "../executor-client.js";
+import { type ExecutorClient, toExecRequest } from "../executor-client.js";
 import { type ExecutorConfig, executorConfigDefaults, reconnectExecutor, startExecutor, stopExecutor } from "./executor-process.js";
 import { EXECUTOR_CAPS, type HostDirs, type Owners, type Role } from "./host-dirs.js";
 
-export const DEFAULT_TIMEOUT_MS = 600_000;
-export const DEFAULT_OUTPUT_CAP = 1 << 20;
 /** Default timeout of one as-agent call when the grader gives none. */
 const AS_AGENT_TIMEOUT_S = 600;
 
@@ -54,18 +52,7 @@ export class LocalSandbox implements Sandbox {
   }
 
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
-    const user = options.user ?? "agent";
-    const client = await this.executor(roleOf(user));
-    return client.exec({
-      user,
-      command,
-      cwd: options.cwd,
-      env: options.env ?? {},
-      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      maxOutputBytes: options.maxOutputBytes ?? DEFAULT_OUTPUT_CAP,
-      stdin: typeof options.stdin === "string" ? Buffer.from(options.stdin) : options.stdin,
-      signal: options.signal,
-    });
+    return (await this.executor(roleOf(options.user ?? "agent"))).exec(toExecRequest(command, options));
   }
 
   async readFile(path: string, options: { user?: SandboxUser } = {}): Promise<Uint8Array> {
