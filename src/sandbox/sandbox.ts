@@ -5,6 +5,11 @@
  * cannot read (grader, hidden data, reference outputs), resource limits and no network. Expected failures
  * (a non-zero exit, a timeout, truncated output) are values in ExecResult; exceptions mean broken
  * infrastructure.
+ *
+ * Inside every sandbox (both backends): the workspace is /home/agent/workspace, the protected directory
+ * /protected, rebench_env is importable (PYTHONPATH), and grader commands find in `REBENCH_AS_AGENT` the
+ * helper that runs agent code as the agent user (python/rebench_env/agent_call.py wraps it). README,
+ * "Sandbox", describes the model.
  */
 
 /** Who a command runs as inside the sandbox. The agent user can never read the protected directory. */
@@ -13,9 +18,12 @@ export type SandboxUser = "agent" | "grader" | "root";
 export interface ExecOptions {
   /** Default `agent`. */
   user?: SandboxUser;
-  /** Working directory inside the sandbox; default the workspace. */
+  /**
+   * Run in this directory, as `cd DIR && command` in the user's shell (which stays there afterwards).
+   * Default: where that user's shell is (at first the workspace).
+   */
   cwd?: string;
-  /** Extra environment variables (added to the sandbox's base environment). */
+  /** Variables for this call only (on top of the base environment and the shell's exported ones). */
   env?: Readonly<Record<string, string>>;
   /** Kill the command and all its children after this long; default 600,000 ms. */
   timeoutMs?: number;
@@ -48,7 +56,10 @@ export interface ExecResult {
 export interface SandboxLimits {
   /** Memory for all processes of the sandbox. */
   memoryMb: number;
-  /** Maximum number of processes/threads of the agent user. */
+  /**
+   * Maximum number of processes/threads. Local backend: per namespace (the agent's commands, and
+   * separately the grader's); container backend: the whole container.
+   */
   processes: number;
   /** CPU seconds per command (RLIMIT_CPU), if set. */
   cpuSecondsPerCommand?: number;
@@ -85,9 +96,15 @@ export interface Sandbox {
   readonly backend: string;
   /** Paths inside the sandbox. */
   readonly paths: { readonly workspace: string; readonly protected: string };
-  /** Run `bash -c command`. The agent's shell state (cwd, exported variables) persists between calls. */
+  /**
+   * Run `command` with bash in the user's persistent shell: its working directory and exported
+   * variables persist between calls, per user. Background jobs outlive the call. A non-zero exit, a
+   * timeout or truncated output are values in the result; exceptions mean broken infrastructure.
+   */
   exec(command: string, options?: ExecOptions): Promise<ExecResult>;
+  /** Read a file with the user's permissions (default agent); SandboxFileError if it may not or it is missing. */
   readFile(path: string, options?: { user?: SandboxUser }): Promise<Uint8Array>;
+  /** Create or replace a file as the user (who then owns it); `mode` default 0644. SandboxFileError if refused. */
   writeFile(path: string, data: string | Uint8Array, options?: { user?: SandboxUser; mode?: number }): Promise<void>;
   /** Kill everything still running and remove the sandbox. Idempotent. */
   destroy(): Promise<void>;

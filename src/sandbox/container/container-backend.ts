@@ -37,7 +37,7 @@ export class ContainerBackend implements SandboxBackend {
     let service: PodmanService | undefined;
     try {
       if (!this.api && !(this.api = await findEngine()) && this.options.startPodmanForCheck) {
-        const socket = path.join(process.env.REBENCH_HOME ?? path.join(os.homedir(), ".rebench"), "doctor-podman.sock");
+        const socket = path.join(process.env.REBENCH_HOME ?? path.join(os.homedir(), ".rebench"), "podman", `doctor-${process.pid}.sock`);
         try {
           service = await startPodmanService(socket);
           this.api = service.api;

@@ -12,7 +12,7 @@ import { ConflictError, InvalidInputError } from "../../core/index.js";
 import { runtimeFiles, SANDBOX_ID, SANDBOX_USER_NAMES } from "../layout.js";
 import { probeBackend } from "../probe.js";
 import type { BackendCheck, Sandbox, SandboxBackend, SandboxSpec } from "../sandbox.js";
-import { cgroupsV1Available, SandboxCgroups } from "./cgroup.js";
+import { cgroupsV1Available } from "./cgroup.js";
 import { HostDirs, type Ids, type Owners } from "./host-dirs.js";
 import { LocalSandbox, type LocalSandboxMetadata } from "./local-sandbox.js";
 import { commandWorks } from "../which.js";
@@ -96,9 +96,6 @@ export class LocalBackend implements SandboxBackend {
     };
     mkdirSync(dirs.root, { recursive: true, mode: 0o755 });
     dirs.create({ workspaceFrom: spec.workspaceFrom, protectedFrom: spec.protectedFrom, owners });
-    if (meta.cgroups) {
-      new SandboxCgroups(spec.id).create({ memoryBytes: spec.limits.memoryMb * 1024 * 1024, processes: spec.limits.processes }, ["agent", "grader"]);
-    }
     writeFileSync(dirs.metadata, JSON.stringify(meta, null, 2), { mode: 0o600 });
     return new LocalSandbox(dirs, meta);
   }

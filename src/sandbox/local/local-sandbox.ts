@@ -104,6 +104,9 @@ export class LocalSandbox implements Sandbox {
     const live = await reconnectExecutor(this.dirs, role);
     if (live) return live;
     stopExecutor(this.dirs, role); // a namespace left without a working executor
+    const cgroups = this.meta.cgroups ? new SandboxCgroups(this.id) : undefined;
+    // Again after a reboot, when the cgroups are gone (idempotent otherwise).
+    cgroups?.create({ memoryBytes: this.meta.limits.memoryMb * 1024 * 1024, processes: this.meta.limits.processes }, ["agent", "grader"]);
     return startExecutor({
       dirs: this.dirs,
       role,
@@ -114,7 +117,7 @@ export class LocalSandbox implements Sandbox {
         pythonDir: this.meta.pythonDir,
         mounts: this.meta.mounts,
       }),
-      cgroups: this.meta.cgroups ? new SandboxCgroups(this.id) : undefined,
+      cgroups,
     });
   }
 
