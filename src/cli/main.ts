@@ -10,6 +10,7 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import { RebenchError } from "../core/index.js";
+import { registerDoctor } from "./commands/doctor.js";
 import { registerEnvironments } from "./commands/environments.js";
 import { registerMainJob } from "./commands/main-job.js";
 import { registerReport } from "./commands/report.js";
@@ -38,6 +39,7 @@ export function buildProgram(io: Io): Command {
   registerRunsResume(program, io);
   registerStart(program, io);
   registerScore(program, io);
+  registerDoctor(program, io);
   for (const command of allCommands(program)) {
     command.exitOverride();
     command.configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });

@@ -40,3 +40,8 @@ export class ConflictError extends RebenchError {
 export class InfrastructureError extends RebenchError {
   readonly exitCode = 6;
 }
+
+/** The command ran to the end and its result is a failure that it has already reported (exit 1). */
+export class ReportedFailureError extends RebenchError {
+  readonly exitCode = 1;
+}

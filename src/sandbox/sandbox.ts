@@ -5,6 +5,11 @@
  * cannot read (grader, hidden data, reference outputs), resource limits and no network. Expected failures
  * (a non-zero exit, a timeout, truncated output) are values in ExecResult; exceptions mean broken
  * infrastructure.
+ *
+ * Inside every sandbox (both backends): the workspace is /home/agent/workspace, the protected directory
+ * /protected, rebench_env is importable (PYTHONPATH), and grader commands find in `REBENCH_AS_AGENT` the
+ * helper that runs agent code as the agent user (python/rebench_env/agent_call.py wraps it). README,
+ * "Sandbox", describes the model.
  */
 
 /** Who a command runs as inside the sandbox. The agent user can never read the protected directory. */
@@ -13,9 +18,12 @@ export type SandboxUser = "agent" | "grader" | "root";
 export interface ExecOptions {
   /** Default `agent`. */
   user?: SandboxUser;
-  /** Working directory inside the sandbox; default the workspace. */
+  /**
+   * Run in this directory, as `cd DIR && command` in the user's shell (which stays there afterwards).
+   * Default: where that user's shell is (at first the workspace).
+   */
   cwd?: string;
-  /** Extra environment variables (added to the sandbox's base environment). */
+  /** Variables for this call only (on top of the base environment and the shell's exported ones). */
   env?: Readonly<Record<string, string>>;
   /** Kill the command and all its children after this long; default 600,000 ms. */
   timeoutMs?: number;
@@ -48,12 +56,25 @@ export interface ExecResult {
 export interface SandboxLimits {
   /** Memory for all processes of the sandbox. */
   memoryMb: number;
-  /** Maximum number of processes/threads of the agent user. */
+  /**
+   * Maximum number of processes/threads. Local backend: per namespace (the agent's commands, and
+   * separately the grader's); container backend: the whole container.
+   */
   processes: number;
   /** CPU seconds per command (RLIMIT_CPU), if set. */
   cpuSecondsPerCommand?: number;
   /** Maximum file size a command may write. */
   fileSizeMb?: number;
+}
+
+/** A host path made visible inside the sandbox to every user (assets, datasets, model weights). */
+export interface SandboxMount {
+  /** Host path (the container backend needs it on the container engine's host). */
+  source: string;
+  /** Absolute path inside the sandbox. */
+  target: string;
+  /** Default true. */
+  readOnly?: boolean;
 }
 
 export interface SandboxSpec {
@@ -66,6 +87,8 @@ export interface SandboxSpec {
   limits: SandboxLimits;
   /** Base environment for every command. */
   env?: Readonly<Record<string, string>>;
+  /** Extra host paths to mount (read-only by default). */
+  mounts?: readonly SandboxMount[];
 }
 
 export interface Sandbox {
@@ -73,12 +96,32 @@ export interface Sandbox {
   readonly backend: string;
   /** Paths inside the sandbox. */
   readonly paths: { readonly workspace: string; readonly protected: string };
-  /** Run `bash -c command`. The agent's shell state (cwd, exported variables) persists between calls. */
+  /**
+   * Run `command` with bash in the user's persistent shell: its working directory and exported
+   * variables persist between calls, per user. Background jobs outlive the call. A non-zero exit, a
+   * timeout or truncated output are values in the result; exceptions mean broken infrastructure.
+   */
   exec(command: string, options?: ExecOptions): Promise<ExecResult>;
+  /** Read a file with the user's permissions (default agent); SandboxFileError if it may not or it is missing. */
   readFile(path: string, options?: { user?: SandboxUser }): Promise<Uint8Array>;
+  /** Create or replace a file as the user (who then owns it); `mode` default 0644. SandboxFileError if refused. */
   writeFile(path: string, data: string | Uint8Array, options?: { user?: SandboxUser; mode?: number }): Promise<void>;
   /** Kill everything still running and remove the sandbox. Idempotent. */
   destroy(): Promise<void>;
+}
+
+/**
+ * readFile/writeFile failed with the user's own permissions, or the file is missing: `code` is the errno
+ * name (`ENOENT`, `EACCES`, ...). The agent reading the protected directory gets this (ENOENT or EACCES).
+ */
+export class SandboxFileError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+    this.name = "SandboxFileError";
+  }
 }
 
 /** What `rebench doctor` reports for a backend. */
@@ -87,6 +130,8 @@ export interface BackendCheck {
   usable: boolean;
   /** Why not usable, or what is degraded. */
   problems: string[];
+  /** Facts worth knowing that are not problems (the check started podman's service for itself). */
+  notes?: string[];
   isolation: {
     networkBlocked: boolean | null;
     protectedUnreadable: boolean | null;

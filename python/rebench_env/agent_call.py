@@ -1,0 +1,200 @@
+"""Run agent code from a grader: as the agent user, in a child process, timed and checked from outside.
+
+A grader never imports or runs the agent's code in its own process (it runs as the grader user and can
+read the protected directory). When it must run a kernel, a model definition or a scaffold the agent
+wrote, it calls :func:`run_as_agent`::
+
+    from rebench_env.agent_call import run_as_agent
+
+    result = run_as_agent(["python3", "solution.py", "--out", "/tmp/x/out.json"], timeout_s=120)
+    if result.timed_out:
+        ...  # the whole process tree was killed at 120 s
+    elif result.returncode != 0:
+        ...  # result.stderr_tail says why
+    # read what the agent code wrote to a file the grader chose; never parse scores out of stdout
+
+How it works: sandboxes put the path of an executable in ``REBENCH_AS_AGENT`` for grader commands
+(``as_agent.py``). It passes the command to the sandbox's as-agent broker, a root process in the agent's
+namespace that the agent cannot reach. The broker starts the command in a new session as the agent user,
+with the agent's limits, no network, no protected directory, the agent's base environment plus ``env``
+(nothing of the grader's environment leaks), in ``cwd`` (default the workspace). It kills the whole
+session at ``timeout_s``, or when the grader's side goes away, and reports the exit status through a
+result file. ``duration_s`` is measured by the broker from the start to the exit of the command.
+
+The agent user cannot read the grader's files: to hand agent code an input, write it somewhere the
+agent can read (for example a ``tempfile.mkdtemp()`` directory under /tmp made world-readable with
+``os.chmod(d, 0o755)``); for its output, give it a directory it can write (``0o1777``) and check what it
+wrote before trusting it.
+
+Outside a sandbox (tests, development) ``REBENCH_AS_AGENT`` is unset and this raises, unless
+``REBENCH_AS_AGENT_UNSANDBOXED=1`` says to run the command directly as the current user.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from typing import IO, Mapping, Sequence
+
+# How long the grader side waits beyond the timeout for the broker to report before giving up itself.
+_GRACE_S = 30.0
+
+
+@dataclass(frozen=True)
+class AgentCallResult:
+    """What happened to one call of agent code."""
+
+    returncode: int | None
+    """Exit status, or None if a signal ended it (``signal``) or it never started (``error``)."""
+    signal: str | None
+    timed_out: bool
+    duration_s: float
+    stdout_tail: str
+    """The last ``tail_bytes`` bytes of its output (decoded as UTF-8, invalid bytes replaced)."""
+    stderr_tail: str
+    error: str | None = None
+    """Why the command could not be run at all (broker unreachable, directory not enterable, ...)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out and self.error is None
+
+
+class AgentCallUnavailable(RuntimeError):
+    """No sandbox gave this process a way to run code as the agent."""
+
+
+def run_as_agent(
+    argv: Sequence[str],
+    *,
+    timeout_s: float,
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+    input: bytes | None = None,
+    tail_bytes: int = 64 * 1024,
+) -> AgentCallResult:
+    """Run ``argv`` as the agent user and wait for it (at most ``timeout_s`` seconds, then it is killed).
+
+    ``cwd`` is a path as the agent sees it (default: the workspace); ``env`` is added to the agent's base
+    environment; ``input`` is its stdin (default: empty).
+    """
+    if not argv:
+        raise ValueError("run_as_agent() needs a command")
+    helper = os.environ.get("REBENCH_AS_AGENT")
+    with tempfile.TemporaryDirectory(prefix="rebench-agent-call-") as private:
+        result_file = os.path.join(private, "result.json")
+        if helper:
+            command = [helper, "--timeout", str(timeout_s), "--result-file", result_file]
+            if cwd is not None:
+                command += ["--cwd", cwd]
+            for name, value in (env or {}).items():
+                command += ["--env", f"{name}={value}"]
+            command += ["--", *argv]
+            child_env = None
+        elif os.environ.get("REBENCH_AS_AGENT_UNSANDBOXED") == "1":
+            command, child_env = list(argv), {**os.environ, **(env or {})}
+        else:
+            raise AgentCallUnavailable(
+                "REBENCH_AS_AGENT is not set: agent code can only be run from a grader inside a rebench sandbox "
+                "(set REBENCH_AS_AGENT_UNSANDBOXED=1 to run it directly, for development only)"
+            )
+        started = time.monotonic()
+        out, err, returncode, client_timed_out = _run(command, child_env, cwd if not helper else None, input,
+                                                      timeout_s + (_GRACE_S if helper else 0), tail_bytes)
+        elapsed = time.monotonic() - started
+        stdout_tail = out.decode("utf-8", "replace")
+        stderr_tail = err.decode("utf-8", "replace")
+        if not helper:
+            return AgentCallResult(returncode if returncode >= 0 else None, _signal_name(returncode),
+                                   client_timed_out, elapsed, stdout_tail, stderr_tail)
+        try:
+            with open(result_file) as f:
+                report = json.load(f)
+        except (OSError, ValueError):
+            why = "the as-agent helper was killed" if client_timed_out else f"the as-agent helper exited {returncode}"
+            return AgentCallResult(None, None, client_timed_out, elapsed, stdout_tail, stderr_tail,
+                                   f"{why} without a result")
+        return AgentCallResult(
+            report.get("returncode"),
+            report.get("signal"),
+            bool(report.get("timedOut")),
+            float(report.get("durationS") or elapsed),
+            stdout_tail,
+            stderr_tail,
+            report.get("error"),
+        )
+
+
+def _run(command: list[str], env: Mapping[str, str] | None, cwd: str | None, input: bytes | None,
+         deadline_s: float, tail_bytes: int) -> tuple[bytes, bytes, int, bool]:
+    """Run ``command``, keeping the last ``tail_bytes`` of each stream; kill it after ``deadline_s``."""
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE if input else subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd,
+                            start_new_session=True)
+    if input and proc.stdin is not None:
+        threading.Thread(target=_feed, args=(proc.stdin, input), daemon=True).start()
+    tails = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    sel = selectors.DefaultSelector()
+    for stream in tails:
+        sel.register(stream, selectors.EVENT_READ)
+    end = time.monotonic() + deadline_s
+    timed_out = False
+    while sel.get_map():
+        remaining = end - time.monotonic()
+        if remaining <= 0:
+            timed_out = True
+            _kill_group(proc)
+            break
+        for key, _ in sel.select(remaining):
+            chunk = os.read(key.fd, 65536)
+            if not chunk:
+                sel.unregister(key.fileobj)
+                continue
+            tail = tails[key.fileobj]  # type: ignore[index]
+            tail += chunk
+            del tail[: max(0, len(tail) - tail_bytes)]
+    try:
+        returncode = proc.wait(timeout=max(0.0, end - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill_group(proc)
+        returncode = proc.wait()
+    return bytes(tails[proc.stdout]), bytes(tails[proc.stderr]), returncode, timed_out
+
+
+def _feed(stream: IO[bytes], data: bytes) -> None:
+    try:
+        stream.write(data)
+        stream.close()
+    except OSError:
+        pass  # the command stopped reading
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, 9)
+    except ProcessLookupError:
+        pass
+
+
+def _signal_name(returncode: int) -> str | None:
+    if returncode >= 0:
+        return None
+    import signal
+
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"SIG{-returncode}"
+
+
+if __name__ == "__main__":  # a quick manual check: python -m rebench_env.agent_call -- id
+    args = sys.argv[1:]
+    print(run_as_agent(args[1:] if args[:1] == ["--"] else args, timeout_s=60))

@@ -1,0 +1,152 @@
+"""The as-agent broker: runs a grader's request as the agent user, from outside the agent's reach.
+
+The agent's executor (root inside the agent's namespace, which has no protected directory) serves a unix
+socket that only the grader can reach (a directory owned by root and the grader's group, mounted only in
+the grader's namespace or readable only by that group). ``as_agent.py`` connects, passes its own stdin,
+stdout and stderr as descriptors and one JSON request line:
+
+  {"argv": [...], "cwd": S|null, "env": {..}|null, "timeoutS": F|null}
+
+The broker starts ``argv`` in a new session as the agent user, with the agent's rlimits and base
+environment (plus ``env``), in ``cwd`` (default the workspace, entered with the agent's permissions: 126
+if it cannot), with the grader's descriptors as its stdio (127 if the command is not found). It kills the whole session at the timeout, or as soon as the
+client disconnects, and answers with one line:
+
+  {"event": "exit", "returncode": N|null, "signal": S|null, "timedOut": B, "durationS": F}
+  {"event": "error", "code": "ENOENT"|..., "message": S}     (nothing was started)
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import selectors
+import socket
+import struct
+import time
+from typing import TYPE_CHECKING, Any
+
+from sandbox_spawn import describe_status, kill_session, spawn
+
+if TYPE_CHECKING:
+    from sandbox_executor import Executor, Job
+
+# Runs as the agent: the agent's limits, then its working directory (entered with its own permissions),
+# then the command itself (bash reports a missing one with status 127).
+_SHIM = (
+    'for l in ${__RB_ULIMITS-}; do ulimit "-${l%%=*}" "${l#*=}" 2>/dev/null; done; unset __RB_ULIMITS; '
+    'cd -- "$1" || exit 126; shift; exec "$@"'
+)
+
+
+class Broker:
+    def __init__(self, executor: "Executor", config: dict[str, Any]) -> None:
+        self.ex = executor
+        self.allow_uids: list[int] | None = config.get("allowUids") if executor.privileged else None
+        self.default_timeout_s = float(config.get("timeoutS", 600))
+        path = config["path"]
+        directory = os.path.dirname(path)
+        os.makedirs(directory, exist_ok=True)
+        gid = config.get("dirGid")
+        if executor.privileged and gid is not None:
+            os.chown(directory, 0, gid)
+            os.chmod(directory, 0o750)
+        executor.listen(path, 0o660 if gid is not None else 0o600, self._accept)
+        if executor.privileged and gid is not None:
+            os.chown(path, 0, gid)
+
+    def _accept(self, conn: socket.socket) -> None:
+        conn.setblocking(False)
+        buffer = bytearray()
+        fds: list[int] = []
+
+        def readable() -> None:
+            try:
+                data, received, _, _ = socket.recv_fds(conn, 1 << 20, 3)
+            except BlockingIOError:
+                return
+            except OSError:
+                data = b""
+            fds.extend(received)
+            if not data:
+                self._drop(conn, fds)
+                return
+            buffer.extend(data)
+            if b"\n" in buffer:
+                self.ex.sel.unregister(conn)
+                self._start(conn, json.loads(buffer[: buffer.index(b"\n")]), fds)
+
+        self.ex.sel.register(conn, selectors.EVENT_READ, readable)
+
+    def _drop(self, conn: socket.socket, fds: list[int]) -> None:
+        self.ex.sel.unregister(conn)
+        for fd in fds:
+            os.close(fd)
+        conn.close()
+
+    def _reply(self, conn: socket.socket, message: dict[str, Any]) -> None:
+        conn.setblocking(True)
+        try:
+            conn.sendall(json.dumps(message).encode() + b"\n")
+        except OSError:
+            pass
+        conn.close()
+
+    def _start(self, conn: socket.socket, req: dict[str, Any], fds: list[int]) -> None:
+        try:
+            _, uid, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+            if self.allow_uids is not None and uid not in self.allow_uids:
+                raise PermissionError(errno.EPERM, f"uid {uid} may not run commands as the agent")
+            if len(fds) != 3:
+                raise ValueError("expected stdin, stdout and stderr descriptors")
+            argv = [str(a) for a in req["argv"]]
+            if not argv:
+                raise ValueError("no command given")
+            agent = self.ex.users["agent"]
+            env = {**self.ex.base_env.get("agent", {}), **{str(k): str(v) for k, v in (req.get("env") or {}).items()}}
+            env["__RB_ULIMITS"] = self.ex.limits.ulimit_spec()
+            cwd = req.get("cwd") or self.ex.config["workspace"]
+            timeout = req.get("timeoutS")
+            os.chdir("/")
+            started = time.monotonic()
+            pid = spawn(["/bin/bash", "--noprofile", "--norc", "-c", _SHIM, "rebench-as-agent", cwd, *argv],
+                             agent, env, stdin=fds[0], stdout=fds[1], stderr=fds[2])
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            code = errno.errorcode.get(getattr(e, "errno", None) or 0, "EINVAL")
+            self._reply(conn, {"event": "error", "code": code, "message": str(e)})
+            return
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+        def on_exit(job: "Job") -> None:
+            if _registered(self.ex.sel, conn):
+                self.ex.sel.unregister(conn)
+            returncode, sig = describe_status(job.returncode if job.returncode is not None else -9)
+            self._reply(conn, {"event": "exit", "returncode": returncode, "signal": sig,
+                               "timedOut": job.timed_out, "durationS": time.monotonic() - job.started})
+
+        job = self.ex.watch(pid, self.default_timeout_s if timeout is None else float(timeout), on_exit, started=started)
+
+        def client_gone() -> None:
+            # The grader (or its client) died or gave up: nothing may keep running on its behalf.
+            try:
+                gone = conn.recv(4096) == b""  # anything else the client sends is ignored
+            except BlockingIOError:
+                gone = False
+            except OSError:
+                gone = True
+            if gone:
+                self.ex.sel.unregister(conn)
+                kill_session(job.pid)
+
+        self.ex.sel.register(conn, selectors.EVENT_READ, client_gone)
+
+
+def _registered(sel: selectors.BaseSelector, conn: socket.socket) -> bool:
+    try:
+        sel.get_key(conn)
+        return True
+    except (KeyError, ValueError):
+        return False

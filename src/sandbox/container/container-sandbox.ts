@@ -1,0 +1,95 @@
+/**
+ * @module
+ * One container sandbox: a container whose executor (python/rebench_env/sandbox_executor.py, root
+ * inside the container) runs every command as the requested user, reached through one long-lived proxy
+ * exec session. The protected directory is the grader's (mode 0700); the agent's commands hold no
+ * capabilities; the container has no network, a read-only root filesystem and the sandbox's limits.
+ */
+import { InfrastructureError } from "../../core/index.js";
+import { type ExecutorClient, toExecRequest } from "../executor-client.js";
+import { SANDBOX_PATHS } from "../layout.js";
+import type { ExecOptions, ExecResult, Sandbox, SandboxUser } from "../sandbox.js";
+import { connectContainerExecutor, runInContainer, startContainerExecutor, writeExecutorConfig } from "./container-setup.js";
+import { type DockerApi, EngineError } from "./docker-api.js";
+
+const START_TIMEOUT_MS = 30_000;
+
+export class ContainerSandbox implements Sandbox {
+  readonly backend = "container";
+  readonly paths = { workspace: SANDBOX_PATHS.workspace, protected: SANDBOX_PATHS.protected } as const;
+  private client: Promise<ExecutorClient> | undefined;
+  private destroyed = false;
+
+  constructor(
+    private readonly api: DockerApi,
+    readonly id: string,
+    /** The container's id in the engine. */
+    readonly container: string,
+    private readonly config: Record<string, unknown>,
+  ) {}
+
+  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    return (await this.executor()).exec(toExecRequest(command, options));
+  }
+
+  async readFile(path: string, options: { user?: SandboxUser } = {}): Promise<Uint8Array> {
+    return (await this.executor()).read(options.user ?? "agent", path);
+  }
+
+  async writeFile(path: string, data: string | Uint8Array, options: { user?: SandboxUser; mode?: number } = {}): Promise<void> {
+    const bytes = typeof data === "string" ? Buffer.from(data) : data;
+    await (await this.executor()).write(options.user ?? "agent", path, bytes, options.mode);
+  }
+
+  async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    (await this.client?.catch(() => undefined))?.close();
+    try {
+      await this.api.json("DELETE", `/containers/${this.container}?force=true&v=true`);
+    } catch (error) {
+      if (!(error instanceof EngineError && error.status === 404)) throw error;
+    }
+  }
+
+  private async executor(): Promise<ExecutorClient> {
+    if (this.destroyed) throw new InfrastructureError(`sandbox ${this.id} has been destroyed`);
+    const existing = this.client;
+    if (existing) {
+      const current = await existing.catch(() => undefined);
+      if (current && !current.closed && !current.broken) return current;
+      if (this.client === existing) {
+        this.client = undefined;
+        current?.close();
+        // An executor that stopped answering is replaced.
+        if (current?.broken) await this.killExecutor(current.hello.pid);
+      }
+    }
+    this.client ??= this.connectOrStart();
+    return this.client;
+  }
+
+  private async connectOrStart(): Promise<ExecutorClient> {
+    const running = await this.api.json<{ State: { Running: boolean } }>("GET", `/containers/${this.container}/json`);
+    if (!running.State.Running) {
+      // Stopped (a reboot): start it again; /run is empty then, so the configuration goes back in.
+      await this.api.json("POST", `/containers/${this.container}/start`);
+      await writeExecutorConfig(this.api, this.container, this.config);
+    }
+    const live = await connectContainerExecutor(this.api, this.container);
+    if (live) return live;
+    await startContainerExecutor(this.api, this.container);
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      const client = await connectContainerExecutor(this.api, this.container);
+      if (client) return client;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const log = await runInContainer(this.api, this.container, ["sh", "-c", `tail -c 2000 ${SANDBOX_PATHS.run}/executor.log`]).catch(() => "");
+    throw new InfrastructureError(`the executor of container sandbox ${this.id} did not start:\n${log}`);
+  }
+
+  private async killExecutor(pid: number): Promise<void> {
+    await runInContainer(this.api, this.container, ["kill", "-9", String(pid)]).catch(() => undefined);
+  }
+}

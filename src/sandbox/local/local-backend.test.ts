@@ -1,0 +1,87 @@
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, test } from "vitest";
+import { tempDir } from "../../../test/helpers/tmp.js";
+import { sandboxContract } from "../contract.case.js";
+import { commandWorks } from "../which.js";
+import { LocalBackend } from "./local-backend.js";
+
+const root = tempDir("rebench-sandboxes-");
+const backend = new LocalBackend({ root });
+const skip = !commandWorks("bwrap", ["--version"])
+  ? "bubblewrap is not installed (apt-get install bubblewrap)"
+  : backend.owners() === undefined
+    ? "needs root and the users from scripts/setup-users (the degraded mode is tested below)"
+    : undefined;
+
+sandboxContract("local", () => backend, { scratch: tempDir(), skip });
+
+describe.skipIf(!commandWorks("bwrap", ["--version"]))("LocalBackend", () => {
+  test.skipIf(skip !== undefined)("check() probes and reports full isolation on this machine", async () => {
+    const check = await backend.check();
+    expect(check).toMatchObject({
+      backend: "local",
+      usable: true,
+      isolation: { networkBlocked: true, protectedUnreadable: true, limitsApplied: true, runsAsSeparateUser: true },
+    });
+    expect(check.problems).toEqual([]);
+  });
+
+  test("without root it still runs, hides the protected directory and the network, and says what is lost", async () => {
+    const degraded = new LocalBackend({ root, unprivileged: true });
+    expect(degraded.degradations().join("\n")).toMatch(/not root: agent, grader and root commands all run as the invoking user/);
+    const sandbox = await degraded.create({ id: `degraded${process.pid}`, limits: { memoryMb: 512, processes: 256 } });
+    try {
+      await sandbox.writeFile("/protected/secret", "s3cret", { user: "grader" });
+      const agent = await sandbox.exec("cat /protected/secret; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; cd /tmp && export X=1");
+      expect(agent.stdout).toBe("lo\n");
+      expect((await sandbox.exec("pwd; echo $X")).stdout).toBe("/tmp\n1\n");
+      expect((await sandbox.exec("cat /protected/secret", { user: "grader" })).stdout).toBe("s3cret");
+      expect((await sandbox.exec("$REBENCH_AS_AGENT -- cat /protected/secret", { user: "grader" })).exitCode).not.toBe(0);
+    } finally {
+      await sandbox.destroy();
+    }
+  });
+
+  test.skipIf(skip !== undefined)("a sandbox survives its orchestrator's SIGKILL: reattach() finds its processes and shell state", async () => {
+    const id = `orphan${process.pid}`;
+    const script = path.join(tempDir(), "orchestrator.mts");
+    const backendModule = fileURLToPath(new URL("./local-backend.ts", import.meta.url));
+    writeFileSync(
+      script,
+      `import { LocalBackend } from ${JSON.stringify(backendModule)};
+const sandbox = await new LocalBackend({ root: ${JSON.stringify(root)} }).create({ id: ${JSON.stringify(id)}, limits: { memoryMb: 256, processes: 64 } });
+await sandbox.exec("cd /tmp && export KEPT=1 && (sleep 1008.5 > /dev/null 2>&1 &)");
+console.log("ready");
+setInterval(() => {}, 1000);
+`,
+    );
+    const child = spawn(process.execPath, ["--import", "tsx", script], { stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve());
+      child.on("exit", (code) => reject(new Error(`the orchestrator exited early (${code})`)));
+    });
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child.on("exit", resolve));
+    const sandbox = await backend.reattach(id);
+    expect(sandbox).toBeDefined();
+    try {
+      const result = await sandbox!.exec("pwd; echo $KEPT; cat /proc/[0-9]*/cmdline | tr '\\0' ' ' | grep -c 'sleep 1008[.]5'");
+      expect(result.stdout).toBe("/tmp\n1\n1\n");
+    } finally {
+      await sandbox!.destroy();
+    }
+  });
+
+  test("create() refuses an id in use and a malformed id", async () => {
+    const sandbox = await backend.create({ id: `dup${process.pid}`, limits: { memoryMb: 256, processes: 64 } });
+    try {
+      await expect(backend.create({ id: `dup${process.pid}`, limits: { memoryMb: 256, processes: 64 } })).rejects.toThrow(/already exists/);
+      await expect(backend.create({ id: "../escape", limits: { memoryMb: 256, processes: 64 } })).rejects.toThrow(/invalid sandbox id/);
+    } finally {
+      await sandbox.destroy();
+    }
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * @module
+ * One local sandbox: two bubblewrap namespaces over the same host directory. The agent's namespace has
+ * the workspace, /tmp and no protected directory at all; the grader's adds /protected and the as-agent
+ * broker's socket. Each has a long-lived executor (root inside its namespace when rebench runs as root)
+ * that runs commands as the requested user; agent commands go to the agent's namespace, grader and root
+ * commands to the grader's. Executors start on first use and are found again after a restart.
+ */
+import { rmSync } from "node:fs";
+import { InfrastructureError } from "../../core/index.js";
+import { baseEnv, IN_SANDBOX, SANDBOX_PATHS, UMASKS } from "../layout.js";
+import type { ExecOptions, ExecResult, Sandbox, SandboxLimits, SandboxMount, SandboxUser } from "../sandbox.js";
+import { SandboxCgroups } from "./cgroup.js";
+import { type ExecutorClient, toExecRequest } from "../executor-client.js";
+import { type ExecutorConfig, executorConfigDefaults, reconnectExecutor, startExecutor, stopExecutor } from "./executor-process.js";
+import { EXECUTOR_CAPS, type HostDirs, type Owners, type Role } from "./host-dirs.js";
+
+/** Default timeout of one as-agent call when the grader gives none. */
+const AS_AGENT_TIMEOUT_S = 600;
+
+/** What a local sandbox keeps on disk (sandbox.json) so that it can be found again. */
+export interface LocalSandboxMetadata {
+  version: 1;
+  id: string;
+  backend: "local";
+  createdAt: string;
+  /** Commands run as separate users (rebench ran as root and the users exist). */
+  privileged: boolean;
+  owners: Owners | undefined;
+  /** Memory and process limits are cgroups (else rlimits). */
+  cgroups: boolean;
+  limits: SandboxLimits;
+  env: Record<string, string>;
+  mounts: SandboxMount[];
+  pythonDir: string;
+  venv: string | undefined;
+}
+
+export class LocalSandbox implements Sandbox {
+  readonly backend = "local";
+  readonly paths = { workspace: SANDBOX_PATHS.workspace, protected: SANDBOX_PATHS.protected } as const;
+  private readonly executors = new Map<Role, Promise<ExecutorClient>>();
+  private destroyed = false;
+
+  constructor(
+    private readonly dirs: HostDirs,
+    readonly meta: LocalSandboxMetadata,
+  ) {}
+
+  get id(): string {
+    return this.meta.id;
+  }
+
+  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    return (await this.executor(roleOf(options.user ?? "agent"))).exec(toExecRequest(command, options));
+  }
+
+  async readFile(path: string, options: { user?: SandboxUser } = {}): Promise<Uint8Array> {
+    const user = options.user ?? "agent";
+    return (await this.executor(roleOf(user))).read(user, path);
+  }
+
+  async writeFile(path: string, data: string | Uint8Array, options: { user?: SandboxUser; mode?: number } = {}): Promise<void> {
+    const user = options.user ?? "agent";
+    const bytes = typeof data === "string" ? Buffer.from(data) : data;
+    await (await this.executor(roleOf(user))).write(user, path, bytes, options.mode);
+  }
+
+  async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    for (const pending of this.executors.values()) (await pending.catch(() => undefined))?.close();
+    this.executors.clear();
+    stopExecutor(this.dirs, "grader");
+    stopExecutor(this.dirs, "agent");
+    if (this.meta.cgroups) await new SandboxCgroups(this.id).destroy();
+    rmSync(this.dirs.root, { recursive: true, force: true });
+  }
+
+  /** The live executor of `role`'s namespace: reused, found again after a restart, or started. */
+  private async executor(role: Role): Promise<ExecutorClient> {
+    if (this.destroyed) throw new InfrastructureError(`sandbox ${this.id} has been destroyed`);
+    const existing = this.executors.get(role);
+    if (existing) {
+      const client = await existing.catch(() => undefined);
+      if (client && !client.closed && !client.broken) return client;
+      if (this.executors.get(role) === existing) {
+        this.executors.delete(role);
+        client?.close();
+        // An executor that stopped answering is replaced, with its namespace.
+        if (client?.broken) stopExecutor(this.dirs, role);
+      }
+    }
+    let pending = this.executors.get(role);
+    if (!pending) {
+      pending = this.connectOrStart(role);
+      this.executors.set(role, pending);
+    }
+    return pending;
+  }
+
+  private async connectOrStart(role: Role): Promise<ExecutorClient> {
+    if (role === "grader") await this.executor("agent"); // the as-agent broker lives in the agent's executor
+    const live = await reconnectExecutor(this.dirs, role);
+    if (live) return live;
+    stopExecutor(this.dirs, role); // a namespace left without a working executor
+    const cgroups = this.meta.cgroups ? new SandboxCgroups(this.id) : undefined;
+    // Again after a reboot, when the cgroups are gone (idempotent otherwise).
+    cgroups?.create({ memoryBytes: this.meta.limits.memoryMb * 1024 * 1024, processes: this.meta.limits.processes }, ["agent", "grader"]);
+    return startExecutor({
+      dirs: this.dirs,
+      role,
+      config: this.executorConfig(role),
+      bwrapArgs: this.dirs.bwrapArgs(role, {
+        privileged: this.meta.privileged,
+        venv: this.meta.venv,
+        pythonDir: this.meta.pythonDir,
+        mounts: this.meta.mounts,
+      }),
+      cgroups,
+    });
+  }
+
+  private executorConfig(role: Role): ExecutorConfig {
+    const { owners, privileged, limits } = this.meta;
+    const users: SandboxUser[] = role === "agent" ? ["agent"] : ["grader", "root"];
+    const idsOf = (user: SandboxUser) => (!privileged || !owners ? null : user === "root" ? { uid: 0, gid: 0 } : owners[user]);
+    const env = (user: SandboxUser) => baseEnv(user, { pathPrefix: this.meta.venv ? [`${this.meta.venv}/bin`] : [], extra: this.meta.env });
+    const config: ExecutorConfig = {
+      ...executorConfigDefaults(role),
+      privileged,
+      keepCapabilities: Object.values(EXECUTOR_CAPS),
+      users: Object.fromEntries(
+        users.map((user) => [user, { uid: idsOf(user)?.uid ?? null, gid: idsOf(user)?.gid ?? null, home: env(user).HOME!, umask: UMASKS[user] }]),
+      ),
+      env: Object.fromEntries(users.map((user) => [user, env(user)])),
+      limits: {
+        cpuSeconds: limits.cpuSecondsPerCommand,
+        fileSizeBytes: limits.fileSizeMb === undefined ? undefined : limits.fileSizeMb * 1024 * 1024,
+        // Without cgroups, rlimits stand in: per-process address space, processes per user.
+        ...(this.meta.cgroups ? {} : { processes: limits.processes, addressSpaceBytes: limits.memoryMb * 1024 * 1024 }),
+      },
+    };
+    if (role === "agent") {
+      config.broker = {
+        path: IN_SANDBOX.brokerSocket,
+        dirGid: privileged && owners ? owners.grader.gid : null,
+        allowUids: privileged && owners ? [owners.grader.uid, 0] : null,
+        timeoutS: AS_AGENT_TIMEOUT_S,
+      };
+    }
+    return config;
+  }
+}
+
+function roleOf(user: SandboxUser): Role {
+  return user === "agent" ? "agent" : "grader";
+}
