@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { TEST_BACKEND } from "./helpers/test-backend.js";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { SqliteRunStore } from "../src/store/index.js";
@@ -12,7 +13,7 @@ const db = path.join(root, "runs.db");
 let n = 0;
 const start = (...extra: string[]) => {
   const dir = path.join(root, `work${++n}`);
-  return { dir, result: rebench("start", "test_echo", "--variant", "mini", "--dir", dir, "--db", db, "--backend", "process", ...extra) };
+  return { dir, result: rebench("start", "test_echo", "--variant", "mini", "--dir", dir, "--db", db, "--backend", TEST_BACKEND, ...extra) };
 };
 const FAST = 'import sys\nfrom itertools import accumulate\nprint(" ".join(map(str, accumulate(int(a) for a in sys.argv[1:]))))\n';
 
@@ -38,18 +39,18 @@ describe("rebench start", () => {
     expect(stdout).toMatch(/rebench score --dir /);
     expect(existsSync(path.join(dir, "solution.py"))).toBe(true);
     const { run, log } = await runOf(dir);
-    expect(run).toMatchObject({ state: "running", spec: { participant: { kind: "human", alias: "alice" }, config: { driver: "cli", sandbox: "process" } } });
+    expect(run).toMatchObject({ state: "running", spec: { participant: { kind: "human", alias: "alice" }, config: { driver: "cli", sandbox: TEST_BACKEND } } });
     expect(log).toHaveLength(1);
   });
 
   test("refuses a directory that is not empty, an unknown environment and an unavailable variant", async () => {
     const { dir, result } = start();
     expect((await result).code).toBe(0);
-    const again = await rebench("start", "test_echo", "--variant", "mini", "--dir", dir, "--db", db, "--backend", "process");
+    const again = await rebench("start", "test_echo", "--variant", "mini", "--dir", dir, "--db", db, "--backend", TEST_BACKEND);
     expect(again.code).toBe(5);
     expect(again.stderr).toMatch(/is not empty/);
     expect((await rebench("start", "nope", "--variant", "mini", "--dir", path.join(root, "x"), "--db", db)).code).toBe(3);
-    const gpu = await rebench("start", "test_echo", "--variant", "gpu", "--dir", path.join(root, "y"), "--db", db, "--backend", "process");
+    const gpu = await rebench("start", "test_echo", "--variant", "gpu", "--dir", path.join(root, "y"), "--db", db, "--backend", TEST_BACKEND);
     expect(gpu.code).toBe(4);
     expect(gpu.stderr).toMatch(/only a mini variant/);
   });

@@ -1,16 +1,20 @@
 /**
  * @module
- * The sandbox backends a plain `rebench` process offers. The CLI calls `registerBuiltinBackends()` before
- * a command needs a sandbox. The `local` (bubblewrap) and `container` (Docker Engine API) backends of
- * `src/sandbox/` register here once they land; until then a run needs a backend registered by its caller
- * (the tests register their test-only `process` backend).
+ * The sandbox backends a plain `rebench` process offers: `local` (bubblewrap, the default) and
+ * `container` (the Docker Engine API, also podman's). The CLI calls `registerBuiltinBackends()` before a
+ * command needs a sandbox; tests may register more (the test-only `process` backend).
  */
+import { ContainerBackend } from "../sandbox/container/container-backend.js";
+import { LocalBackend } from "../sandbox/local/local-backend.js";
+import { registerSandboxBackend, sandboxBackendNames } from "./sandbox-backends.js";
 
 let registered = false;
 
 export function registerBuiltinBackends(): void {
   if (registered) return;
   registered = true;
-  // registerSandboxBackend("local", () => new LocalSandboxBackend());
-  // registerSandboxBackend("container", () => new ContainerSandboxBackend());
+  // A backend registered earlier under the same name (a test's, with its own sandbox root) wins.
+  const taken = new Set(sandboxBackendNames());
+  if (!taken.has("local")) registerSandboxBackend("local", () => new LocalBackend());
+  if (!taken.has("container")) registerSandboxBackend("container", () => new ContainerBackend());
 }

@@ -1,13 +1,13 @@
 /**
  * @module
  * The test environment `test_echo` (test/fixtures/env-echo), registered beside the seven, and a sandbox of
- * it on the test-only process backend.
+ * it on the tests' sandbox backend.
  */
 import { fileURLToPath } from "node:url";
 import { registerExtraEnvironment } from "../../src/environments/registry.js";
 import type { Sandbox } from "../../src/sandbox/sandbox.js";
 import { family } from "../fixtures/env-echo/family.js";
-import { ProcessSandboxBackend } from "./process-sandbox.js";
+import { testBackend } from "./test-backend.js";
 
 export const ECHO_DIR = fileURLToPath(new URL("../fixtures/env-echo/", import.meta.url));
 export const echoFamily = family;
@@ -17,9 +17,9 @@ export function registerEchoEnvironment(): void {
   registerExtraEnvironment(family);
 }
 
-/** A fresh process sandbox with the echo workspace and its grader folder as the protected directory. */
+/** A fresh sandbox (TEST_BACKEND) with the echo workspace and its grader folder as the protected directory. */
 export async function echoSandbox(root: string, id: string): Promise<Sandbox> {
-  return new ProcessSandboxBackend(root).create({
+  return testBackend(root).create({
     id,
     workspaceFrom: `${ECHO_DIR}workspace`,
     protectedFrom: ECHO_DIR,

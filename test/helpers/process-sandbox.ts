@@ -23,7 +23,6 @@ import type {
 import { shellQuote as q } from "../../src/scoring/shell-join.js";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const AS_AGENT = fileURLToPath(new URL("./as-agent.sh", import.meta.url));
 
 export class ProcessSandboxBackend implements SandboxBackend {
   readonly name = "process";
@@ -83,7 +82,8 @@ class ProcessSandbox implements Sandbox {
       HOME: process.env.HOME ?? "/tmp",
       LANG: "C.UTF-8",
       ...this.baseEnv,
-      ...(user === "grader" ? { REBENCH_AS_AGENT: AS_AGENT } : {}),
+      // No agent user here: rebench_env.agent_call runs agent code directly (test-only, no isolation).
+      ...(user === "grader" ? { REBENCH_AS_AGENT_UNSANDBOXED: "1" } : {}),
       ...options.env,
     };
     const script = user === "agent" && options.cwd === undefined ? this.#persistentShell(command) : command;

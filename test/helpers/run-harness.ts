@@ -1,7 +1,7 @@
 /**
  * @module
  * Start a run of a test environment in-process, for tests of the tool API and budgets: a real SQLite store,
- * the test-only process sandbox (optionally with a clock that jumps while commands and graders run).
+ * the sandbox backend of TEST_BACKEND (optionally with a clock that jumps while commands and graders run).
  */
 import path from "node:path";
 import type { Participant, TaskId, UsageLimits } from "../../src/core/index.js";
@@ -14,7 +14,7 @@ import type { ManualClock } from "../../src/runs/clock.js";
 import type { ExecOptions, Sandbox, SandboxBackend, SandboxSpec } from "../../src/sandbox/sandbox.js";
 import { SqliteRunStore } from "../../src/store/index.js";
 import { registerFixtures } from "./register-fixtures.js";
-import { ProcessSandboxBackend } from "./process-sandbox.js";
+import { TEST_BACKEND, testBackend } from "./test-backend.js";
 
 export interface HarnessOptions {
   environment?: string;
@@ -29,7 +29,7 @@ export interface HarnessOptions {
 export function runHarness(root: string) {
   registerFixtures(path.join(root, "sandboxes"));
   const store = SqliteRunStore.open(path.join(root, "runs.db"));
-  const backend = new ProcessSandboxBackend(path.join(root, "sandboxes"));
+  const backend = testBackend(path.join(root, "sandboxes"));
   return {
     store,
     backend,
@@ -40,7 +40,7 @@ export function runHarness(root: string) {
         task: options.task ?? "main",
         participant: options.participant ?? { kind: "agent", alias: "harness" },
         limits: options.limits ?? {},
-        config: { sandbox: "process", driver: "orchestrator" },
+        config: { sandbox: TEST_BACKEND, driver: "orchestrator" },
       });
       const run = await store.createRun(spec);
       const log = await RunLog.open(store, run.id, options.clock ?? systemClock);
@@ -57,12 +57,14 @@ export function runHarness(root: string) {
  * command, `graderSeconds` per grader run (the grader's own process, not its bookkeeping commands).
  */
 export class ClockedBackend implements SandboxBackend {
-  readonly name = "process";
   constructor(
     readonly inner: SandboxBackend,
     readonly clock: ManualClock,
     readonly costs: { agentSeconds: number; graderSeconds: number },
   ) {}
+  get name(): string {
+    return this.inner.name;
+  }
   check() {
     return this.inner.check();
   }

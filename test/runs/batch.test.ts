@@ -1,4 +1,5 @@
 import path from "node:path";
+import { TEST_BACKEND } from "../helpers/test-backend.js";
 import { describe, expect, test } from "vitest";
 import { runBatch } from "../../src/runs/batch.js";
 import { ECHO_DIR } from "../helpers/echo-env.js";
@@ -17,7 +18,7 @@ const batch = (id: string, runs: number, concurrency: number) => ({
   limits: { actions: 20 },
   runs,
   concurrency,
-  sandbox: "process",
+  sandbox: TEST_BACKEND,
 });
 
 describe("runBatch()", () => {

@@ -48,8 +48,8 @@ describe("runGrader()", () => {
 
   test("each call gets a fresh result directory inside the protected directory, removed afterwards", async () => {
     const box = await sandbox();
-    const probe = path.join(root, "probe.py");
-    await writeFile(probe, "import os, json\nopen(os.environ['REBENCH_RESULT'], 'w').write(json.dumps({'outcome': {'kind': 'scored', 'value': 1}, 'details': {'env': {k: v for k, v in os.environ.items() if k.startswith('REBENCH_')}, 'cwd': os.getcwd()}}))\n");
+    const probe = `${box.paths.protected}/probe.py`;
+    await box.writeFile(probe, "import os, json\nopen(os.environ['REBENCH_RESULT'], 'w').write(json.dumps({'outcome': {'kind': 'scored', 'value': 1}, 'details': {'env': {k: v for k, v in os.environ.items() if k.startswith('REBENCH_')}, 'cwd': os.getcwd()}}))\n", { user: "grader" });
     const first = await runGrader(box, { ...call, command: ["python3", probe] });
     const second = await runGrader(box, { ...call, command: ["python3", probe] });
     const env1 = (first.details as { env: Record<string, string> }).env;
