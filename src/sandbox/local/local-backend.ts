@@ -5,7 +5,7 @@
  * process limits; without root it still works, degraded: every command runs as the invoking user and
  * limits fall back to rlimits (check() says exactly what is lost).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConflictError, InvalidInputError } from "../../core/index.js";
@@ -109,6 +109,27 @@ export class LocalBackend implements SandboxBackend {
     } catch {
       return undefined;
     }
+  }
+
+  /** Every sandbox id under this backend's root (live or half-destroyed). */
+  list(): string[] {
+    if (!existsSync(this.root)) return [];
+    return readdirSync(this.root).filter((name) => SANDBOX_ID.test(name));
+  }
+
+  /** Destroy every sandbox under this backend's root (their processes, cgroups and folders); returns how many. */
+  async destroyAll(): Promise<number> {
+    let count = 0;
+    for (const id of this.list()) {
+      const sandbox = await this.reattach(id);
+      if (sandbox) {
+        await sandbox.destroy();
+        count += 1;
+      } else {
+        rmSync(path.join(this.root, id), { recursive: true, force: true });
+      }
+    }
+    return count;
   }
 
   private cgroupsUsable(): boolean {
