@@ -13,6 +13,7 @@ import { RebenchError } from "../core/index.js";
 import { registerEnvironments } from "./commands/environments.js";
 import { registerMainJob } from "./commands/main-job.js";
 import { registerReport } from "./commands/report.js";
+import { registerRun } from "./commands/run.js";
 import { registerRuns } from "./commands/runs.js";
 import { registerRunsResume } from "./commands/runs-resume.js";
 import { registerScore } from "./commands/score.js";
@@ -38,6 +39,7 @@ export function buildProgram(io: Io): Command {
   registerRunsResume(program, io);
   registerStart(program, io);
   registerScore(program, io);
+  registerRun(program, io);
   for (const command of allCommands(program)) {
     command.exitOverride();
     command.configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
