@@ -67,10 +67,11 @@ export class BatchProgress {
     this.#options = options;
   }
 
+  /** Show a first line now, then keep it up to date. */
   start(): void {
-    this.#lastPrinted = Date.now();
     this.#timer = setInterval(() => void this.#tick(), 1000);
     this.#timer.unref();
+    void this.#tick();
   }
 
   /** A line for a run that ended (clears the live line first). */
