@@ -33,7 +33,8 @@ function amount(limit: LimitName, value: number): string {
   }
 }
 
-function duration(seconds: number): string {
+/** `45 s`, `12 min`, `7 h 30 min`. */
+export function duration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
   if (s < 120) return `${s} s`;
   const h = Math.floor(s / 3600);

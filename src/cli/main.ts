@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import { RebenchError } from "../core/index.js";
 import { registerEnvironments } from "./commands/environments.js";
+import { registerHuman } from "./commands/human.js";
 import { registerMainJob } from "./commands/main-job.js";
 import { registerReport } from "./commands/report.js";
 import { registerRun } from "./commands/run.js";
@@ -40,6 +41,7 @@ export function buildProgram(io: Io): Command {
   registerStart(program, io);
   registerScore(program, io);
   registerRun(program, io);
+  registerHuman(program, io);
   for (const command of allCommands(program)) {
     command.exitOverride();
     command.configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
