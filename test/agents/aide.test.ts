@@ -1,26 +1,10 @@
-import path from "node:path";
-import { afterEach, beforeAll, describe, expect, test } from "vitest";
-import type { RecordedRequest, ScriptedServer, Script } from "../../src/agents/models/testing/scripted-server.js";
-import { startScriptedServer } from "../../src/agents/models/testing/scripted-server.js";
+import { describe, expect, test } from "vitest";
+import type { RecordedRequest, Script } from "../../src/agents/models/testing/scripted-server.js";
 import type { RunEvent } from "../../src/core/index.js";
-import { SqliteRunStore } from "../../src/store/index.js";
-import { rebench } from "../helpers/cli.js";
 import { call, FAST_ECHO, promptText } from "../helpers/model-script.js";
-import { registerFixtures, TEST_BACKEND } from "../helpers/register-fixtures.js";
-import { tempDir } from "../helpers/tmp.js";
+import { scaffoldRuns } from "../helpers/scaffold-runs.js";
 
-const root = tempDir("rebench-aide-");
-registerFixtures(path.join(root, "sandboxes"));
-const db = path.join(root, "runs.db");
-let server: ScriptedServer | undefined;
-
-beforeAll(() => {
-  process.env.OPENAI_API_KEY = "test-key";
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const runs = scaffoldRuns("aide");
 
 const solution = (plan: string, content: string, command?: string) =>
   call("write_solution", { plan, files: [{ path: "solution.py", content }], ...(command ? { command } : {}) });
@@ -43,21 +27,7 @@ function aideModel(): Script {
   return [step, step, step, step, step, step];
 }
 
-async function runAide(script: Script, config: Record<string, unknown>, ...extra: string[]) {
-  server = await startScriptedServer("openai", script, { apiKey: "test-key" });
-  process.env.OPENAI_BASE_URL = server.baseUrl;
-  const result = await rebench("run", "test_echo", "--variant", "mini", "--agent", "aide", "--model", "openai:gpt-4o", "--backend", TEST_BACKEND, "--db", db, "--json", "--agent-config", JSON.stringify(config), ...extra);
-  expect(result.code, result.stderr).toBe(0);
-  const { runs } = JSON.parse(result.stdout) as { runs: Array<{ runId: string; normalizedScore: number | null }> };
-  const store = SqliteRunStore.open(db);
-  try {
-    const run = runs[0]!;
-    const events = (await store.events(run.runId)).map((e) => e.event);
-    return { run, summary: await store.getRun(run.runId), events, log: await store.scoreLog(run.runId) };
-  } finally {
-    await store.close();
-  }
-}
+const runAide = (script: Script, config: Record<string, unknown>, ...extra: string[]) => runs.run(script, "--agent-config", JSON.stringify(config), ...extra);
 
 const notes = (events: RunEvent[]) => events.flatMap((e) => (e.type === "note" ? [e] : []));
 
@@ -65,7 +35,7 @@ describe("the aide scaffold on test_echo", () => {
   test("drafts, debugs a buggy leaf, improves the best node by the environment's score, stores its journal and submits", async () => {
     const { run, summary, events, log } = await runAide(aideModel(), { numDrafts: 2, debugProb: 1, maxSteps: 4, seed: 7, checkTimeoutSeconds: 30 });
     expect(summary).toMatchObject({ state: "finished", stopReason: "submitted" });
-    const requests = server!.requests;
+    const requests = runs.server.requests;
     expect(requests).toHaveLength(4);
     expect((requests[0]!.body as { tool_choice: unknown }).tool_choice).toEqual({ type: "function", function: { name: "write_solution" } });
     expect(promptText(requests[0]!)).toMatch(/--- solution\.py ---\n[\s\S]*time\.sleep\(0\.3\)/);
@@ -106,9 +76,9 @@ describe("the aide scaffold on test_echo", () => {
     expect(journal.nodes.map((n) => n.metric)).toEqual([null, null, null]);
     expect(journal.nodes.map((n) => [n.stage, n.parentId])).toEqual([["draft", null], ["draft", null], ["improve", 2]]);
     expect(journal.best).toBe(3);
-    expect(promptText(server!.requests[2]!)).toMatch(/valid \(the score is not shown for this task\)|It is valid \(the score is not shown/);
-    expect(promptText(server!.requests[2]!)).toMatch(/Scores are not shown for this task/);
-    const prompts = server!.requests.map(promptText).join("\n");
+    expect(promptText(runs.server.requests[2]!)).toMatch(/valid \(the score is not shown for this task\)|It is valid \(the score is not shown/);
+    expect(promptText(runs.server.requests[2]!)).toMatch(/Scores are not shown for this task/);
+    const prompts = runs.server.requests.map(promptText).join("\n");
     for (const entry of log) if (entry.outcome.kind === "scored") expect(prompts).not.toContain(String(entry.outcome.value).slice(0, 8));
   });
 
@@ -116,7 +86,7 @@ describe("the aide scaffold on test_echo", () => {
     const { summary, events } = await runAide([{ hang: true }], {}, "--time-limit", "2s");
     expect(summary).toMatchObject({ state: "finished", stopReason: "limit" });
     expect(events.find((e) => e.type === "run_finished")).toMatchObject({ limit: "workingSeconds" });
-    expect(server!.requests[0]!.closedEarly).toBe(true);
+    expect(runs.server.requests[0]!.closedEarly).toBe(true);
     expect(events.flatMap((e) => (e.type === "score_logged" ? [e.trigger] : []))).toEqual(["start", "limit"]);
     expect(summary.finalRaw).not.toBeNull();
   });

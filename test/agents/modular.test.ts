@@ -1,42 +1,15 @@
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { type ScriptedServer, type Script, startScriptedServer } from "../../src/agents/models/testing/scripted-server.js";
+import { describe, expect, test } from "vitest";
+import type { Script } from "../../src/agents/models/testing/scripted-server.js";
 import { SqliteRunStore } from "../../src/store/index.js";
 import { rebench } from "../helpers/cli.js";
 import { call, FAST_ECHO, lastToolResult, promptText, say } from "../helpers/model-script.js";
-import { registerFixtures, TEST_BACKEND } from "../helpers/register-fixtures.js";
-import { tempDir } from "../helpers/tmp.js";
+import { TEST_BACKEND } from "../helpers/register-fixtures.js";
+import { scaffoldRuns } from "../helpers/scaffold-runs.js";
 
-const root = tempDir("rebench-modular-");
-registerFixtures(path.join(root, "sandboxes"));
-const db = path.join(root, "runs.db");
-let server: ScriptedServer | undefined;
-
-beforeAll(() => {
-  process.env.OPENAI_API_KEY = "test-key";
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-afterAll(() => {
-  delete process.env.OPENAI_BASE_URL;
-});
-
-async function runModular(script: Script, ...extra: string[]) {
-  server = await startScriptedServer("openai", script, { apiKey: "test-key" });
-  process.env.OPENAI_BASE_URL = server.baseUrl;
-  const result = await rebench("run", "test_echo", "--variant", "mini", "--agent", "modular", "--model", "openai:gpt-4o", "--backend", TEST_BACKEND, "--db", db, "--json", "--progress", "1", ...extra);
-  expect(result.code, result.stderr).toBe(0);
-  const { runs } = JSON.parse(result.stdout) as { runs: Array<{ runId: string; rawScore: number | null; normalizedScore: number | null; tokens: number; costUsd: number }> };
-  const store = SqliteRunStore.open(db);
-  try {
-    const run = runs[0]!;
-    return { out: result, run, summary: await store.getRun(run.runId), events: (await store.events(run.runId)).map((e) => e.event), log: await store.scoreLog(run.runId) };
-  } finally {
-    await store.close();
-  }
-}
+const runs = scaffoldRuns("modular");
+const { root, db } = runs;
+const runModular = (script: Script, ...extra: string[]) => runs.run(script, ...extra);
 
 describe("the modular scaffold on test_echo", () => {
   test("calls the tools, logs scores, saves a long output to a file, records tokens and cost, and submits", async () => {
@@ -49,7 +22,7 @@ describe("the modular scaffold on test_echo", () => {
       say("Thinking about what to do next."),
       call("submit", { submission: "one pass with itertools.accumulate" }),
     ]);
-    const requests = server!.requests;
+    const requests = runs.server.requests;
     expect(requests).toHaveLength(7);
     expect(promptText(requests[0]!)).toMatch(/Make solution.py in your workspace fast[\s\S]*30 minutes of working time/);
     expect(lastToolResult(requests[1]!)).toMatch(/^exit code 0\n--- stdout ---\n[\s\S]*time\.sleep\(0\.3\)/);
@@ -89,7 +62,7 @@ describe("the modular scaffold on test_echo", () => {
     expect(events.flatMap((e) => (e.type === "action" ? [e.tool] : []))).toEqual(["bash"]);
     expect(events.flatMap((e) => (e.type === "score_logged" ? [e.trigger] : []))).toEqual(["start", "limit"]);
     expect(summary.finalRaw).toBe(Math.min(...log.map((e) => (e.outcome.kind === "scored" ? e.outcome.value : Infinity))));
-    expect(server!.remaining()).toBe(1);
+    expect(runs.server.remaining()).toBe(1);
   });
 
   test("a working-time budget cuts a long command, stops the run and scores it; a retry wait is a pause, not working time", async () => {
@@ -118,7 +91,7 @@ describe("the modular scaffold on test_echo", () => {
       JSON.stringify({ contextWindow: 4000, maxTokens: 500, outputLimitChars: 3000 }),
     );
     expect(summary).toMatchObject({ state: "finished", stopReason: "submitted" });
-    const last = server!.requests.at(-1)!;
+    const last = runs.server.requests.at(-1)!;
     const text = promptText(last);
     expect(text).toMatch(/Make solution.py in your workspace fast/);
     expect(text).toMatch(/earlier turn\(s\) of this conversation were left out/);
