@@ -99,13 +99,16 @@ describe("the modular scaffold on test_echo", () => {
     expect(text).not.toContain("1".repeat(100));
   });
 
-  test("without --model, or with a key missing, nothing is started", async () => {
+  test("without --model, with a key missing or a misspelt setting, nothing is started", async () => {
     const noModel = await rebench("run", "test_echo", "--variant", "mini", "--agent", "aide", "--backend", TEST_BACKEND, "--db", db);
     expect(noModel.code).toBe(2);
     expect(noModel.stderr).toMatch(/needs --model/);
     const noKey = await rebench("run", "test_echo", "--variant", "mini", "--agent", "modular", "--model", "anthropic:claude-sonnet-4-20250514", "--backend", TEST_BACKEND, "--db", path.join(root, "empty.db"));
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toMatch(/ANTHROPIC_API_KEY is not set/);
+    const typo = await rebench("run", "test_echo", "--variant", "mini", "--agent", "modular", "--model", "openai:gpt-4o", "--agent-config", '{"maxToken": 5}', "--backend", TEST_BACKEND, "--db", path.join(root, "empty.db"));
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/settings of the modular scaffold[\s\S]*maxToken/);
     const store = SqliteRunStore.open(path.join(root, "empty.db"));
     expect(await store.listRuns()).toHaveLength(0);
     await store.close();

@@ -39,7 +39,7 @@ export const AideSettings = z.object({
   outputLimitChars: z.number().int().min(500).default(6_000),
   /** Seed of the search policy's random choices (default: unseeded). */
   seed: z.number().int().optional(),
-});
+}).strict();
 export type AideSettings = z.infer<typeof AideSettings>;
 
 type Proposal = { plan: string; files: Record<string, string>; command: string | undefined } | { error: string; plan: string };

@@ -34,7 +34,7 @@ export const ModularSettings = z.object({
   noticeFractions: z.array(z.number().gt(0).lt(1)).default([...DEFAULT_NOTICE_FRACTIONS]),
   /** Replies in a row without a tool call after which the agent stops (the run is then scored as submitted). */
   maxRepliesWithoutTools: z.number().int().positive().default(5),
-});
+}).strict();
 export type ModularSettings = z.infer<typeof ModularSettings>;
 
 const DEFAULT_CONTEXT_WINDOW = 32_768;

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "vitest";
-import type { RunEvent, StoredEvent } from "../../core/index.js";
+import type { NewRunEvent, RunEvent, StoredEvent } from "../../core/index.js";
 import { rebuildConversation, RESUMED_NOTE } from "./rebuild-conversation.js";
 import { SAVE_OUTPUT_MARKER } from "./modular-tools.js";
 
 const ts = "2026-11-29T12:00:00.000Z";
-const stored = (events: Array<Omit<RunEvent, "ts">>): StoredEvent[] =>
+const stored = (events: NewRunEvent[]): StoredEvent[] =>
   events.map((event, i) => ({ runId: "r0000000000000000", seq: i + 1, event: { ts, ...event } as RunEvent }));
 const generation = (calls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>) => ({
   type: "generation" as const,
