@@ -50,6 +50,22 @@ describe("the modular scaffold on test_echo", () => {
     expect(out.stderr).toMatch(/run r\w+ finished \(submitted\): raw -?\d/);
   });
 
+  test("speaks Anthropic's protocol too: tool results, errors and nudges in alternating turns", async () => {
+    const { summary, events } = await runs.runOn("anthropic", [
+      call("bash", { command: "exit 3" }),
+      say("Let me think."),
+      call("bash", { command: `cat > solution.py <<'PY'\n${FAST_ECHO}PY` }),
+      call("submit", { submission: "done" }),
+    ]);
+    expect(summary).toMatchObject({ state: "finished", stopReason: "submitted" });
+    const body = runs.server.requests[1]!.body as { messages: Array<{ role: string; content: Array<{ type: string; is_error?: boolean; content?: string }> }> };
+    const result = body.messages.at(-1)!.content.find((b) => b.type === "tool_result")!;
+    expect(result).toMatchObject({ is_error: true, content: "exit code 3\n(no output)" });
+    expect(events.filter((e) => e.type === "generation")[0]).toMatchObject({ model: expect.stringMatching(/^anthropic:/) });
+    expect(summary.usage.costUsd).toBeGreaterThan(0);
+    expect(summary.normalized!).toBeGreaterThan(0.3);
+  });
+
   test("a token budget stops the run after the generation that crosses it, and the run is still scored", async () => {
     const usage = { inputTokens: 300, outputTokens: 100 };
     const { summary, events, log } = await runModular(
@@ -103,9 +119,9 @@ describe("the modular scaffold on test_echo", () => {
     const noModel = await rebench("run", "test_echo", "--variant", "mini", "--agent", "aide", "--backend", TEST_BACKEND, "--db", db);
     expect(noModel.code).toBe(2);
     expect(noModel.stderr).toMatch(/needs --model/);
-    const noKey = await rebench("run", "test_echo", "--variant", "mini", "--agent", "modular", "--model", "anthropic:claude-sonnet-4-20250514", "--backend", TEST_BACKEND, "--db", path.join(root, "empty.db"));
+    const noKey = await rebench("run", "test_echo", "--variant", "mini", "--agent", "modular", "--model", "compat:http://127.0.0.1:9/v1#m;key=REBENCH_TEST_NO_SUCH_KEY", "--backend", TEST_BACKEND, "--db", path.join(root, "empty.db"));
     expect(noKey.code).toBe(2);
-    expect(noKey.stderr).toMatch(/ANTHROPIC_API_KEY is not set/);
+    expect(noKey.stderr).toMatch(/REBENCH_TEST_NO_SUCH_KEY is not set/);
     const typo = await rebench("run", "test_echo", "--variant", "mini", "--agent", "modular", "--model", "openai:gpt-4o", "--agent-config", '{"maxToken": 5}', "--backend", TEST_BACKEND, "--db", path.join(root, "empty.db"));
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/settings of the modular scaffold[\s\S]*maxToken/);

@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { afterEach, beforeAll, expect } from "vitest";
-import { type Script, type ScriptedServer, startScriptedServer } from "../../src/agents/models/testing/scripted-server.js";
+import { type Script, type ScriptedProtocol, type ScriptedServer, startScriptedServer } from "../../src/agents/models/testing/scripted-server.js";
 import { SqliteRunStore } from "../../src/store/index.js";
 import { rebench } from "./cli.js";
 import { registerFixtures, TEST_BACKEND } from "./register-fixtures.js";
@@ -26,6 +26,7 @@ export function scaffoldRuns(scaffold: "modular" | "aide") {
   let server: ScriptedServer | undefined;
   beforeAll(() => {
     process.env.OPENAI_API_KEY = "test-key";
+    process.env.ANTHROPIC_API_KEY = "test-key";
   });
   afterEach(async () => {
     await server?.close();
@@ -40,10 +41,15 @@ export function scaffoldRuns(scaffold: "modular" | "aide") {
       return server;
     },
     /** `rebench run test_echo --agent SCAFFOLD --model openai:gpt-4o ... --json` with the model playing `script`. */
-    async run(script: Script, ...extra: string[]) {
-      server = await startScriptedServer("openai", script, { apiKey: "test-key" });
-      process.env.OPENAI_BASE_URL = server.baseUrl;
-      const out = await rebench("run", "test_echo", "--variant", "mini", "--agent", scaffold, "--model", "openai:gpt-4o", "--backend", TEST_BACKEND, "--db", db, "--json", "--progress", "1", ...extra);
+    run(script: Script, ...extra: string[]) {
+      return this.runOn("openai", script, ...extra);
+    },
+    /** The same against the protocol's scripted server: openai:gpt-4o or anthropic:claude-sonnet-4-20250514. */
+    async runOn(protocol: ScriptedProtocol, script: Script, ...extra: string[]) {
+      server = await startScriptedServer(protocol, script, { apiKey: "test-key" });
+      process.env[protocol === "openai" ? "OPENAI_BASE_URL" : "ANTHROPIC_BASE_URL"] = server.baseUrl;
+      const model = protocol === "openai" ? "openai:gpt-4o" : "anthropic:claude-sonnet-4-20250514";
+      const out = await rebench("run", "test_echo", "--variant", "mini", "--agent", scaffold, "--model", model, "--backend", TEST_BACKEND, "--db", db, "--json", "--progress", "1", ...extra);
       expect(out.code, out.stderr).toBe(0);
       const run = (JSON.parse(out.stdout) as { runs: RunJson[] }).runs[0]!;
       const store = SqliteRunStore.open(db);
