@@ -12,8 +12,10 @@ import { Command, CommanderError } from "commander";
 import { RebenchError } from "../core/index.js";
 import { registerDoctor } from "./commands/doctor.js";
 import { registerEnvironments } from "./commands/environments.js";
+import { registerHuman } from "./commands/human.js";
 import { registerMainJob } from "./commands/main-job.js";
 import { registerReport } from "./commands/report.js";
+import { registerRun } from "./commands/run.js";
 import { registerRuns } from "./commands/runs.js";
 import { registerRunsResume } from "./commands/runs-resume.js";
 import { registerScore } from "./commands/score.js";
@@ -40,6 +42,8 @@ export function buildProgram(io: Io): Command {
   registerStart(program, io);
   registerScore(program, io);
   registerDoctor(program, io);
+  registerRun(program, io);
+  registerHuman(program, io);
   for (const command of allCommands(program)) {
     command.exitOverride();
     command.configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });

@@ -25,6 +25,8 @@ export interface DriveOptions extends RunSessionOptions {
   clock?: Clock;
   /** Seconds to wait for the agent to return after its run ended (a limit hit mid-generation). Default 10. */
   agentGraceSeconds?: number;
+  /** Build the agent here instead of from the scaffold registry (the human mode's terminal needs the sandbox). */
+  makeAgent?: (sandbox: Sandbox) => Agent | Promise<Agent>;
 }
 
 export async function driveRun(runId: string, options: DriveOptions): Promise<RunSummary> {
@@ -36,7 +38,7 @@ export async function driveRun(runId: string, options: DriveOptions): Promise<Ru
   // throw before touching the run, so that it stays resumable where they exist.
   const env = runEnvironment(log.summary.spec);
   const backend = await sandboxBackend(backendNameOf(log.summary.spec));
-  const agent = await agentFor(log.summary.spec);
+  const registered = options.makeAgent ? undefined : await agentFor(log.summary.spec);
   let sandbox: Sandbox | undefined;
   try {
     if ((log.state === "running" || log.state === "paused") && downSince !== null) await bookDowntime(log, downSince);
@@ -48,6 +50,7 @@ export async function driveRun(runId: string, options: DriveOptions): Promise<Ru
       if (recovered.kind === "ended") return log.summary;
       sandbox = recovered.sandbox;
     }
+    const agent = registered ?? (await options.makeAgent!(sandbox));
     const session = new RunSession(log, { sandbox, env }, options);
     try {
       await session.checkLimits();

@@ -40,6 +40,10 @@ export async function resumeRuns(options: ResumeOptions): Promise<ResumeReport> 
       skipped.push({ run, why: "a human run: it continues with `rebench score --dir DIR`" });
       continue;
     }
+    if (run.spec.config.driver === "human") {
+      skipped.push({ run, why: "a human run of `rebench human`: its terminal closed with the process that ran it" });
+      continue;
+    }
     const driver = await liveDriver(store, run.id);
     if (driver) {
       skipped.push({ run, why: `driven by the live process ${driver.pid} on ${driver.host}` });

@@ -20,12 +20,15 @@ import type {
   SandboxBackend,
   SandboxSpec,
 } from "../../src/sandbox/sandbox.js";
+import type { TerminalCommand, TerminalRequest } from "../../src/sandbox/terminal.js";
 import { shellQuote as q } from "../../src/scoring/shell-join.js";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 export class ProcessSandboxBackend implements SandboxBackend {
   readonly name = "process";
+  /** Its sandboxes offer an interactive terminal (a plain bash in the workspace) for `rebench human`. */
+  readonly terminals = true;
   constructor(readonly root: string) {}
 
   async check(): Promise<BackendCheck> {
@@ -77,15 +80,7 @@ class ProcessSandbox implements Sandbox {
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     const user = options.user ?? "agent";
     const cap = options.maxOutputBytes ?? 1024 * 1024;
-    const env: Record<string, string> = {
-      PATH: `${path.join(REPO_ROOT, ".venv", "bin")}:${process.env.PATH ?? "/usr/bin:/bin"}`,
-      HOME: process.env.HOME ?? "/tmp",
-      LANG: "C.UTF-8",
-      ...this.baseEnv,
-      // No agent user here: rebench_env.agent_call runs agent code directly (test-only, no isolation).
-      ...(user === "grader" ? { REBENCH_AS_AGENT_UNSANDBOXED: "1" } : {}),
-      ...options.env,
-    };
+    const env: Record<string, string> = { ...this.#env(user), ...options.env };
     const script = user === "agent" && options.cwd === undefined ? this.#persistentShell(command) : command;
     const started = performance.now();
     // --norc: Debian's bash reads ~/.bashrc when stdin is a socket, and libuv's stdio pipes are socketpairs.
@@ -140,6 +135,27 @@ class ProcessSandbox implements Sandbox {
       `trap 'pwd > ${q(cwdFile)}; export -p > ${q(envFile)}' EXIT`,
       command,
     ].join("\n");
+  }
+
+  /** An interactive bash in the workspace (no separate user: this backend has none). */
+  terminalCommand(request: TerminalRequest): TerminalCommand {
+    return {
+      argv: ["bash", "--noprofile", "--rcfile", request.rcfile, "-i"],
+      env: { ...this.#env("agent"), TERM: process.env.TERM ?? "xterm", ...request.env },
+      cwd: this.paths.workspace,
+    };
+  }
+
+  #env(user: string): Record<string, string> {
+    return {
+      PATH: `${path.join(REPO_ROOT, ".venv", "bin")}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+      HOME: process.env.HOME ?? "/tmp",
+      LANG: "C.UTF-8",
+      REBENCH_WORKSPACE: this.paths.workspace,
+      ...this.baseEnv,
+      // No agent user here: rebench_env.agent_call runs agent code directly (test-only, no isolation).
+      ...(user === "grader" ? { REBENCH_AS_AGENT_UNSANDBOXED: "1" } : {}),
+    };
   }
 
   async readFile(file: string): Promise<Uint8Array> {

@@ -1,8 +1,9 @@
 /**
  * @module
  * Register what the tests run on: the `test_echo` environment, the sandbox backend of TEST_BACKEND and the
- * test-only `process` backend (their folders under `$REBENCH_TEST_SANDBOX_ROOT`, or the given root) and the `script` scaffold, whose
- * steps come from `participant.model`: a path to a JSON Lines file of tool calls.
+ * test-only `process` backend (their folders under `$REBENCH_TEST_SANDBOX_ROOT`, or the given root), and the
+ * `script` scaffold: the replay agent with its steps from `participant.model`, a path to a JSON Lines file
+ * of tool calls.
  */
 import os from "node:os";
 import path from "node:path";
@@ -11,7 +12,10 @@ import { registerSandboxBackend } from "../../src/runs/sandbox-backends.js";
 import { registerEchoEnvironment } from "./echo-env.js";
 import { ProcessSandboxBackend } from "./process-sandbox.js";
 import { TEST_BACKEND, testBackend } from "./test-backend.js";
-import { readActions, ScriptAgent } from "./script-agent.js";
+import { readActionsFile } from "../../src/agents/replay/replay-actions.js";
+import { ReplayAgent } from "../../src/agents/replay/replay-agent.js";
+
+export { TEST_BACKEND };
 
 export function registerFixtures(sandboxRoot?: string): void {
   registerEchoEnvironment();
@@ -20,6 +24,6 @@ export function registerFixtures(sandboxRoot?: string): void {
   if (TEST_BACKEND !== "process") registerSandboxBackend(TEST_BACKEND, () => testBackend(root));
   registerAgent("script", (spec) => {
     if (!spec.participant.model) throw new Error("the script scaffold needs participant.model: a path to an actions file");
-    return new ScriptAgent(readActions(spec.participant.model));
+    return new ReplayAgent(readActionsFile(spec.participant.model));
   });
 }

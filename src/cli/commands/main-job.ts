@@ -1,34 +1,106 @@
 /**
  * @module
- * `rebench main`: the offline main job. Runs every available `mini` environment end to end on the
- * embedded defaults (SQLite store, local sandbox) and prints the report. Until environments land it
- * lists what exists and what is still missing.
+ * `rebench main`: the offline main job. Every available `mini` environment is started in the sandbox
+ * (default `local`), its starting solution and its reference solution are run as `replay` agents, scored
+ * and stored in SQLite; with `--agent` and `--model` (and the provider's API key) an agent runs on each as
+ * well. Then the report of the store is printed and written as HTML. No network, no API key needed.
  */
+import path from "node:path";
 import type { Command } from "commander";
-import { listEnvironments } from "../../environments/index.js";
+import { InvalidInputError, type RunSummary } from "../../core/index.js";
+import type { EnvironmentFamily } from "../../environments/contract.js";
+import { getEnvironment, listEnvironments } from "../../environments/index.js";
+import { MODEL_SCAFFOLDS } from "../../agents/index.js";
 import { defaultDbPath } from "../../store/index.js";
+import { runAgentBatch } from "../agent-batch.js";
+import { parseDuration } from "../duration.js";
 import type { Io } from "../io.js";
+import { positiveInteger, positiveNumber } from "../number-options.js";
 import { formatTable } from "../table.js";
+import { runReport } from "./report.js";
+import { RunsFailedError, runsTable } from "./run.js";
+import { withStore } from "./runs.js";
+
+interface MainOptions {
+  db: string;
+  environments?: string;
+  backend: string;
+  timeLimit: string;
+  agent?: string;
+  model?: string;
+  runs: number;
+  reportDir?: string;
+  progress: number;
+}
+
+function isMiniAvailable(family: EnvironmentFamily): boolean {
+  return family.variants.mini.availability.status === "available";
+}
 
 export function registerMainJob(program: Command, io: Io): void {
   program
     .command("main")
     .description("run the offline main job: every available mini environment, start and reference, then the report")
     .option("--db <path>", "run store (SQLite file)", defaultDbPath())
-    .addHelpText("after", "\nExample:\n  rebench main --db /tmp/rebench.db")
-    .action((options: { db: string }) => {
-      const families = listEnvironments();
-      const available = families.filter((f) => f.variants.mini.availability.status === "available");
-      io.out(`rebench main job: ${available.length} of ${families.length} mini environments available (store: ${options.db})\n\n`);
-      io.out(
-        formatTable(families, [
-          { header: "ENVIRONMENT", value: (f) => f.name },
-          { header: "MINI", value: (f) => (f.variants.mini.availability.status === "available" ? "available" : "not yet") },
-          { header: "SCALE", value: (f) => f.variants.mini.scale },
-        ]),
-      );
-      if (available.length === 0) {
-        io.out("\nNo mini environment is implemented yet, so there is nothing to run: the job ends here.\n");
+    .option("--environments <names>", "only these environments, comma-separated (default: every available mini variant)")
+    .option("--backend <name>", "sandbox backend", "local")
+    .option("--time-limit <duration>", "working-time limit per run", "30m")
+    .option("--agent <scaffold>", `also run this scaffold on each environment: ${MODEL_SCAFFOLDS.join(", ")} (needs --model and its API key)`)
+    .option("--model <provider:model>", "the agent's model, e.g. openai:gpt-4o")
+    .option("--runs <k>", "agent runs per environment (with --agent)", positiveInteger("--runs"), 1)
+    .option("--report-dir <dir>", "where to write the HTML report (default: report/ beside the store)")
+    .option("--progress <seconds>", "seconds between progress lines when not on a terminal", positiveNumber("--progress"), 30)
+    .addHelpText("after", "\nExamples:\n  rebench main --db /tmp/rebench.db\n  OPENAI_API_KEY=... rebench main --agent modular --model openai:gpt-4o")
+    .action((options: MainOptions) => mainJob(options, io));
+}
+
+async function mainJob(options: MainOptions, io: Io): Promise<void> {
+  if (options.agent !== undefined && !MODEL_SCAFFOLDS.includes(options.agent)) {
+    throw new InvalidInputError(`--agent is one of ${MODEL_SCAFFOLDS.join(", ")}, got "${options.agent}"`);
+  }
+  if ((options.agent === undefined) !== (options.model === undefined)) {
+    throw new InvalidInputError("--agent and --model go together", { hint: "e.g. --agent modular --model openai:gpt-4o, or neither for the offline job" });
+  }
+  const families = listEnvironments();
+  const chosen = options.environments
+    ? options.environments.split(",").map((name) => getEnvironment(name.trim()))
+    : families.filter(isMiniAvailable);
+  const db = path.resolve(options.db);
+  io.out(`rebench main job: ${families.filter(isMiniAvailable).length} of ${families.length} mini environments available (store: ${db})\n\n`);
+  io.out(
+    formatTable(families, [
+      { header: "ENVIRONMENT", value: (f) => f.name },
+      { header: "MINI", value: (f) => (isMiniAvailable(f) ? "available" : "not yet") },
+      { header: "SCALE", value: (f) => f.variants.mini.scale },
+    ]),
+  );
+  if (chosen.length === 0) {
+    io.out("\nNo mini environment is implemented yet, so there is nothing to run: the job ends here.\n");
+    return;
+  }
+  const timeLimitSeconds = parseDuration(options.timeLimit, "--time-limit");
+  const runs: RunSummary[] = [];
+  await withStore(db, async (store) => {
+    for (const [i, family] of chosen.entries()) {
+      io.out(`\n[${i + 1}/${chosen.length}] ${family.name}/mini: ${family.title}\n`);
+      const common = { environment: family.name, variant: "mini" as const, task: "main" as const, timeLimitSeconds, backend: options.backend, progressSeconds: options.progress, concurrency: 1 };
+      runs.push(...(await runAgentBatch(store, { ...common, scaffold: "replay", actions: "start", runs: 1 }, io)));
+      runs.push(...(await runAgentBatch(store, { ...common, scaffold: "replay", actions: "reference", runs: 1 }, io)));
+      if (options.agent && options.model) {
+        runs.push(...(await runAgentBatch(store, { ...common, scaffold: options.agent, model: options.model, runs: options.runs }, io)));
       }
+    }
+  });
+  io.out(`\nRuns of this job\n${runsTable(runs)}`);
+  const out = path.resolve(options.reportDir ?? path.join(path.dirname(db), "report"));
+  io.out(`\nReport of the store ${db} (\`rebench report --db ${db}\`)\n`);
+  const budget = options.timeLimit.match(/^\d+(\.\d+)?$/) ? `${timeLimitSeconds}s` : options.timeLimit;
+  await runReport({ db, format: "metr", budgets: budget, bootstrap: "1000", seed: "0", out }, io);
+  io.out(`\nHTML report: ${path.join(out, "report.html")}\n`);
+  const failed = runs.filter((r) => r.state === "failed");
+  if (failed.length > 0) {
+    throw new RunsFailedError(`${failed.length} of ${runs.length} run(s) of the main job failed: ${failed[0]!.error ?? "unknown error"}`, {
+      hint: `\`rebench runs show ${failed[0]!.id} --events --db ${db}\` shows what happened`,
     });
+  }
 }

@@ -21,7 +21,7 @@ import { type Io, printJson } from "../io.js";
 import { formatTable } from "../table.js";
 import { dbOption, withStore } from "./runs.js";
 
-interface ReportOptions {
+export interface ReportOptions {
   runsFile?: string;
   format: string;
   db?: string;
@@ -55,41 +55,44 @@ export function registerReport(program: Command, io: Io): void {
         "\nExample:\n  rebench report --runs-file runs.jsonl --format metr --budgets 2h,8h,32h --out report/\n" +
           "  rebench report --db runs.db --budgets 8h --json",
       ),
-  ).action(async (options: ReportOptions) => {
-    const budgets = parseBudgets(options.budgets);
-    const bootstrap = integer(options.bootstrap, "--bootstrap", 0);
-    const seed = integer(options.seed, "--seed", 0);
-    if (options.runsFile && options.db) {
-      throw new InvalidInputError("give --runs-file or --db, not both", { hint: "a report reads one source of runs" });
-    }
-    const loaded: LoadedRuns = options.runsFile
-      ? await loadRunsFile(options.runsFile, options.format)
-      : await withStore(options.db, loadStoreRuns);
-    if (loaded.runs.length === 0) {
-      throw new InvalidInputError(`no runs to compare in ${loaded.source}`, {
-        hint: [...loaded.notes, "record runs first, or pass a METR-format file with --runs-file FILE"].join("; "),
-      });
-    }
-    const notes = [...loaded.notes, ...mixedVariantNotes(loaded.runs)];
-    const report = buildReport(loaded.runs, { budgets, bootstrap, seed });
-    if (options.out) {
-      const written = await writeReport(options.out, report, { source: loaded.source, notes });
-      const message = `wrote ${written} files to ${options.out} (open ${path.join(options.out, "report.html")})\n`;
-      if (options.json) io.err(message);
-      else io.out(message);
-    }
-    if (options.json) return printJson(io, jsonOf(report, loaded, notes));
-    for (const note of notes) io.err(`${note}\n`);
-    for (const table of reportTables(report)) {
-      io.out(`\n${table.title}\n`);
-      io.out(
-        formatTable(
-          table.rows,
-          table.headers.map((header, i) => ({ header: header.toUpperCase(), value: (row: string[]) => row[i], align: table.numeric[i] ? "right" : "left" })),
-        ),
-      );
-    }
-  });
+  ).action((options: ReportOptions) => runReport(options, io));
+}
+
+/** What `rebench report` does (also the last step of `rebench main`). */
+export async function runReport(options: ReportOptions, io: Io): Promise<void> {
+  const budgets = parseBudgets(options.budgets);
+  const bootstrap = integer(options.bootstrap, "--bootstrap", 0);
+  const seed = integer(options.seed, "--seed", 0);
+  if (options.runsFile && options.db) {
+    throw new InvalidInputError("give --runs-file or --db, not both", { hint: "a report reads one source of runs" });
+  }
+  const loaded: LoadedRuns = options.runsFile
+    ? await loadRunsFile(options.runsFile, options.format)
+    : await withStore(options.db, loadStoreRuns);
+  if (loaded.runs.length === 0) {
+    throw new InvalidInputError(`no runs to compare in ${loaded.source}`, {
+      hint: [...loaded.notes, "record runs first, or pass a METR-format file with --runs-file FILE"].join("; "),
+    });
+  }
+  const notes = [...loaded.notes, ...mixedVariantNotes(loaded.runs)];
+  const report = buildReport(loaded.runs, { budgets, bootstrap, seed });
+  if (options.out) {
+    const written = await writeReport(options.out, report, { source: loaded.source, notes });
+    const message = `wrote ${written} files to ${options.out} (open ${path.join(options.out, "report.html")})\n`;
+    if (options.json) io.err(message);
+    else io.out(message);
+  }
+  if (options.json) return printJson(io, jsonOf(report, loaded, notes));
+  for (const note of notes) io.err(`${note}\n`);
+  for (const table of reportTables(report)) {
+    io.out(`\n${table.title}\n`);
+    io.out(
+      formatTable(
+        table.rows,
+        table.headers.map((header, i) => ({ header: header.toUpperCase(), value: (row: string[]) => row[i], align: table.numeric[i] ? "right" : "left" })),
+      ),
+    );
+  }
 }
 
 function jsonOf(report: Report, loaded: LoadedRuns, notes: string[]) {

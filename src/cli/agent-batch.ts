@@ -1,0 +1,115 @@
+/**
+ * @module
+ * A batch of agent runs as `rebench run` and `rebench main` start it: checks everything that can fail
+ * before any run is created (environment, variant, scaffold, model and its API key, settings, sandbox
+ * backend), then runs the batch with live progress and returns the runs' summaries.
+ */
+import path from "node:path";
+import { type RunSummary, RunSpec, type TaskId, type Variant } from "../core/index.js";
+import { registerBuiltinAgents } from "../agents/index.js";
+import { parseModelSpec } from "../agents/models/model-spec.js";
+import type { ReplayStep } from "../agents/replay/replay-actions.js";
+import { agentFor } from "../runs/agents.js";
+import { runBatch } from "../runs/batch.js";
+import { registerBuiltinBackends } from "../runs/builtin-backends.js";
+import { newRunSpec } from "../runs/run-environment.js";
+import { sandboxBackend } from "../runs/sandbox-backends.js";
+import type { RunStore } from "../store/index.js";
+import { BatchProgress } from "./batch-progress.js";
+import type { Io } from "./io.js";
+
+export interface AgentBatchRequest {
+  environment: string;
+  variant: Variant;
+  task: TaskId;
+  scaffold: string;
+  /** `PROVIDER:MODEL`, for scaffolds that call a model. */
+  model?: string;
+  /** What reports group the runs by; default from the model and scaffold (`gpt-4o (modular)`, `reference (replay)`). */
+  alias?: string;
+  timeLimitSeconds: number;
+  tokens?: number;
+  costUsd?: number;
+  runs: number;
+  concurrency: number;
+  /** Sandbox backend name. */
+  backend: string;
+  /** The scaffold's settings (`spec.config.agent`). */
+  agentConfig?: Record<string, unknown>;
+  /** For `replay`: `reference`, `start` or the steps of an actions file (named by `actionsFile`). */
+  actions?: "reference" | "start" | ReplayStep[];
+  actionsFile?: string;
+  /** Seconds between progress lines when not on a terminal. */
+  progressSeconds: number;
+}
+
+export function defaultAlias(request: Pick<AgentBatchRequest, "scaffold" | "model" | "actions" | "actionsFile">): string {
+  if (request.scaffold === "replay") {
+    const what = Array.isArray(request.actions) ? path.basename(request.actionsFile ?? "actions") : (request.actions ?? "reference");
+    return `${what} (replay)`;
+  }
+  return request.model ? `${parseModelSpec(request.model).model} (${request.scaffold})` : request.scaffold;
+}
+
+export async function runAgentBatch(store: RunStore, request: AgentBatchRequest, io: Io): Promise<RunSummary[]> {
+  registerBuiltinAgents();
+  registerBuiltinBackends();
+  const participant = {
+    kind: "agent" as const,
+    alias: request.alias ?? defaultAlias(request),
+    scaffold: request.scaffold,
+    ...(request.model ? { model: request.model } : {}),
+  };
+  const config = {
+    ...(request.agentConfig ? { agent: request.agentConfig } : {}),
+    ...(request.actions ? { actions: request.actions } : {}),
+  };
+  const limits = {
+    ...(request.tokens === undefined ? {} : { tokens: request.tokens }),
+    ...(request.costUsd === undefined ? {} : { costUsd: request.costUsd }),
+  };
+  // Everything that can be wrong fails here, before a run exists.
+  const probe = RunSpec.parse(
+    newRunSpec({
+      environment: request.environment,
+      variant: request.variant,
+      task: request.task,
+      participant,
+      limits: { workingSeconds: request.timeLimitSeconds, ...limits },
+      config: { ...config, sandbox: request.backend },
+    }),
+  );
+  await agentFor(probe);
+  await sandboxBackend(request.backend);
+
+  const batchId = `${request.scaffold}-${request.environment}-${Date.now().toString(36)}`;
+  const progress = new BatchProgress({
+    io,
+    store,
+    batchId,
+    total: request.runs,
+    label: `${request.environment}/${request.variant} ${participant.alias}`,
+    everySeconds: request.progressSeconds,
+  });
+  progress.start();
+  try {
+    return await runBatch(
+      {
+        id: batchId,
+        participant,
+        environment: request.environment,
+        variant: request.variant,
+        task: request.task,
+        timeLimitSeconds: request.timeLimitSeconds,
+        limits,
+        runs: request.runs,
+        concurrency: request.concurrency,
+        sandbox: request.backend,
+        config,
+      },
+      { store, onRunEnded: (run) => progress.runEnded(run) },
+    );
+  } finally {
+    await progress.stop();
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * @module
+ * `rebench human NAME --variant V [--time-limit 8h]`: the human baseline mode. Starts a run for a human
+ * participant in the same sandbox an agent gets, opens an interactive shell in it (as the agent user) with
+ * `score`, `score-log` and `submit` commands and the time left in the prompt, records the terminal session
+ * beside the store, and stores the attempt as a `human` run that reports treat like any other.
+ */
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import type { Command } from "commander";
+import { InvalidInputError, parseWith, TaskId, UnavailableError, Variant } from "../../core/index.js";
+import { HumanAgent } from "../../agents/human/human-agent.js";
+import { hasTerminals } from "../../sandbox/terminal.js";
+import { registerBuiltinBackends } from "../../runs/builtin-backends.js";
+import { driveRun } from "../../runs/drive-run.js";
+import { SandboxHumanLink } from "../../runs/human-link.js";
+import { newRunSpec, runEnvironment } from "../../runs/run-environment.js";
+import { sandboxBackend } from "../../runs/sandbox-backends.js";
+import { defaultDbPath } from "../../store/index.js";
+import { parseDuration } from "../duration.js";
+import { formatDuration, formatNumber } from "../format.js";
+import type { Io } from "../io.js";
+import { dbOption, withStore } from "./runs.js";
+
+interface HumanOptions {
+  variant: string;
+  task: string;
+  timeLimit: string;
+  participant: string;
+  backend: string;
+  recordDir?: string;
+  db?: string;
+}
+
+function checkTerminal(): void {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    throw new InvalidInputError("rebench human needs an interactive terminal", { hint: "run it in a terminal (or inside tmux or screen), not through a pipe" });
+  }
+  if (spawnSync("script", ["--version"]).status !== 0) {
+    throw new UnavailableError("`script` (util-linux) is needed to record the session and is not installed", { hint: "apt-get install bsdutils" });
+  }
+}
+
+export function registerHuman(program: Command, io: Io): void {
+  dbOption(
+    program
+      .command("human")
+      .description("the human baseline mode: an interactive shell in the environment's sandbox, with score and submit commands")
+      .argument("<name>", "environment name (see `rebench environments list`)")
+      .requiredOption("--variant <variant>", "mini, gpu or paper")
+      .option("--task <task>", "main or hidden_score", "main")
+      .option("--time-limit <duration>", "working-time limit (scoring does not count)", "8h")
+      .option("--participant <alias>", "who works on it (reports group every human as `human`)", "human")
+      .option("--backend <name>", "sandbox backend", "local")
+      .option("--record-dir <dir>", "where the terminal recording goes (default: transcripts/ beside the store)")
+      .addHelpText(
+        "after",
+        "\nIn the shell: score, score-log, submit [NOTES]; the prompt shows the time left.\n" +
+          "Example:\n  rebench human optimize_kernel --variant mini --time-limit 8h",
+      ),
+  ).action(async (name: string, options: HumanOptions) => {
+    registerBuiltinBackends();
+    const variant = parseWith(Variant, options.variant, "--variant");
+    const task = parseWith(TaskId, options.task, "--task");
+    const timeLimitSeconds = parseDuration(options.timeLimit, "--time-limit");
+    const spec = newRunSpec({
+      environment: name,
+      variant,
+      task,
+      participant: { kind: "human", alias: options.participant, scaffold: "human" },
+      limits: { workingSeconds: timeLimitSeconds },
+      timeLimitSeconds,
+      config: { driver: "human", sandbox: options.backend },
+    });
+    const backend = await sandboxBackend(options.backend);
+    if (!hasTerminals(backend)) {
+      throw new UnavailableError(`the ${options.backend} sandbox backend offers no interactive terminal yet`, {
+        hint: "`rebench start` and `rebench score --dir` work with every backend",
+      });
+    }
+    checkTerminal();
+    const db = path.resolve(options.db ?? defaultDbPath());
+    const recordDir = path.resolve(options.recordDir ?? path.join(path.dirname(db), "transcripts"));
+    const run = await withStore(db, async (store) => {
+      const created = await store.createRun(spec);
+      io.out(`starting run ${created.id}: ${name}/${variant} (${task}), ${formatDuration(timeLimitSeconds)} of working time; setting up the sandbox...\n`);
+      return driveRun(created.id, {
+        store,
+        makeAgent: (sandbox) => new HumanAgent(new SandboxHumanLink(sandbox, { recordDir, runId: created.id })),
+      });
+    });
+    const visible = runEnvironment(run.spec).visible;
+    const score = run.finalRaw === null ? "no valid score" : visible ? `raw ${formatNumber(run.finalRaw)}, normalized ${formatNumber(run.normalized, 3)}` : "scored (hidden for this task)";
+    io.out(
+      [
+        "",
+        `run ${run.id} ${run.state}${run.stopReason ? ` (${run.stopReason}${run.stopReason === "limit" ? ": time is up" : ""})` : ""}: ${run.error ?? score}`,
+        `working time ${formatDuration(run.usage.workingSeconds)}, ${run.scoreCalls} scoring calls`,
+        `session recording: ${path.join(recordDir, `${run.id}.out`)} (replay: scriptreplay --log-timing ${path.join(recordDir, `${run.id}.timing`)} --log-out ${path.join(recordDir, `${run.id}.out`)})`,
+        `store: ${db} (\`rebench runs show ${run.id}\`)`,
+        "",
+      ].join("\n"),
+    );
+  });
+}

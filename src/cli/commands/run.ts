@@ -1,0 +1,159 @@
+/**
+ * @module
+ * `rebench run NAME --variant V --agent modular|aide|replay ...`: run K agent runs of one environment
+ * variant (at most C at a time) under a time limit and optional token and dollar budgets, with live
+ * progress, then print each run's id, final raw score and normalized score (`--json`: one object
+ * `{batchId, runs: [{runId, rawScore, normalizedScore, ...}]}`). Exits 1 when a run failed.
+ */
+import path from "node:path";
+import type { Command } from "commander";
+import { InvalidInputError, parseWith, RebenchError, type RunSummary, TaskId, Variant } from "../../core/index.js";
+import { BUILTIN_SCAFFOLDS, MODEL_SCAFFOLDS } from "../../agents/index.js";
+import { readActionsFile, type ReplayStep } from "../../agents/replay/replay-actions.js";
+import { defaultDbPath } from "../../store/index.js";
+import { type AgentBatchRequest, runAgentBatch } from "../agent-batch.js";
+import { parseDuration } from "../duration.js";
+import { formatDuration, formatNumber } from "../format.js";
+import { type Io, printJson } from "../io.js";
+import { positiveInteger, positiveNumber } from "../number-options.js";
+import { formatTable } from "../table.js";
+import { dbOption, withStore } from "./runs.js";
+
+/** Exit code 1: the command ran, and some of its runs failed. */
+export class RunsFailedError extends RebenchError {
+  readonly exitCode = 1;
+}
+
+interface RunOptions {
+  variant: string;
+  agent: string;
+  model?: string;
+  task: string;
+  timeLimit: string;
+  tokens?: number;
+  cost?: number;
+  runs: number;
+  concurrency: number;
+  actions?: string;
+  agentConfig?: string;
+  participant?: string;
+  backend: string;
+  progress: number;
+  db?: string;
+  json?: boolean;
+}
+
+/** What `--json` prints for a run. */
+export function runResult(run: RunSummary) {
+  return {
+    runId: run.id,
+    rawScore: run.finalRaw,
+    normalizedScore: run.normalized,
+    state: run.state,
+    stopReason: run.stopReason,
+    error: run.error,
+    participant: run.spec.participant.alias,
+    workingSeconds: run.usage.workingSeconds,
+    tokens: run.usage.inputTokens + run.usage.outputTokens,
+    costUsd: run.usage.costUsd,
+    scoreCalls: run.scoreCalls,
+  };
+}
+
+export function runsTable(runs: readonly RunSummary[]): string {
+  return formatTable(runs, [
+    { header: "RUN", value: (r) => r.id },
+    { header: "PARTICIPANT", value: (r) => r.spec.participant.alias },
+    { header: "STATE", value: (r) => (r.stopReason ? `${r.state} (${r.stopReason})` : r.state) },
+    { header: "RAW", value: (r) => formatNumber(r.finalRaw), align: "right" },
+    { header: "NORMALIZED", value: (r) => formatNumber(r.normalized, 3), align: "right" },
+    { header: "WORKING", value: (r) => formatDuration(r.usage.workingSeconds), align: "right" },
+    { header: "TOKENS", value: (r) => r.usage.inputTokens + r.usage.outputTokens, align: "right" },
+    { header: "COST", value: (r) => `$${r.usage.costUsd.toFixed(4)}`, align: "right" },
+  ]);
+}
+
+/** `--actions`: `reference`, `start` or a file's steps. */
+function actionsOption(value: string | undefined): Pick<AgentBatchRequest, "actions" | "actionsFile"> {
+  if (value === undefined || value === "reference" || value === "start") return { actions: (value ?? "reference") as "reference" | "start" };
+  const file = path.resolve(value);
+  const steps: ReplayStep[] = readActionsFile(file);
+  return { actions: steps, actionsFile: file };
+}
+
+function agentConfigOption(value: string | undefined): Record<string, unknown> | undefined {
+  if (value === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (error) {
+    throw new InvalidInputError(`--agent-config is not JSON: ${(error as Error).message}`, { hint: `for example --agent-config '{"numDrafts": 2}'` });
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new InvalidInputError("--agent-config must be a JSON object");
+  return parsed as Record<string, unknown>;
+}
+
+export function registerRun(program: Command, io: Io): void {
+  dbOption(
+    program
+      .command("run")
+      .description("run agents (modular, aide or replay) on an environment variant and print their scores")
+      .argument("<name>", "environment name (see `rebench environments list`)")
+      .requiredOption("--variant <variant>", "mini, gpu or paper")
+      .requiredOption("--agent <scaffold>", `the scaffold: ${BUILTIN_SCAFFOLDS.join(", ")}`)
+      .option("--model <provider:model>", "the model of modular and aide: openai:MODEL, anthropic:MODEL or compat:URL#MODEL")
+      .option("--task <task>", "main or hidden_score", "main")
+      .option("--time-limit <duration>", "working-time limit per run (30m, 2h, 8h or seconds)", "30m")
+      .option("--tokens <n>", "token budget per run (input + output)", positiveInteger("--tokens"))
+      .option("--cost <usd>", "dollar budget per run for model calls", positiveNumber("--cost"))
+      .option("--runs <k>", "how many runs", positiveInteger("--runs"), 1)
+      .option("--concurrency <c>", "runs at a time", positiveInteger("--concurrency"), 1)
+      .option("--actions <what>", "replay: reference (default), start (score the starting solution and submit it) or a JSON Lines FILE")
+      .option("--agent-config <json>", "scaffold settings as a JSON object (see the README)")
+      .option("--participant <alias>", "what reports call these runs (default: MODEL (SCAFFOLD), or reference (replay))")
+      .option("--backend <name>", "sandbox backend", "local")
+      .option("--progress <seconds>", "seconds between progress lines when not on a terminal", positiveNumber("--progress"), 30)
+      .option("--json", "print one JSON object: {batchId, runs: [{runId, rawScore, normalizedScore, ...}]}")
+      .addHelpText(
+        "after",
+        "\nExamples:\n  rebench run optimize_kernel --variant mini --agent replay\n" +
+          "  rebench run optimize_kernel --variant mini --agent replay --actions start\n" +
+          "  rebench run optimize_kernel --variant mini --agent modular --model openai:gpt-4o --time-limit 30m --tokens 2000000 --runs 4 --concurrency 2",
+      ),
+  ).action(async (name: string, options: RunOptions) => {
+    if (!BUILTIN_SCAFFOLDS.includes(options.agent)) {
+      throw new InvalidInputError(`unknown scaffold "${options.agent}"`, { hint: `--agent is one of ${BUILTIN_SCAFFOLDS.join(", ")}` });
+    }
+    if (MODEL_SCAFFOLDS.includes(options.agent) && !options.model) {
+      throw new InvalidInputError(`--agent ${options.agent} needs --model`, { hint: "e.g. --model openai:gpt-4o (the README's Models section lists the forms)" });
+    }
+    if (options.actions !== undefined && options.agent !== "replay") throw new InvalidInputError("--actions is for --agent replay");
+    const request: AgentBatchRequest = {
+      environment: name,
+      variant: parseWith(Variant, options.variant, "--variant"),
+      task: parseWith(TaskId, options.task, "--task"),
+      scaffold: options.agent,
+      ...(options.model && MODEL_SCAFFOLDS.includes(options.agent) ? { model: options.model } : {}),
+      ...(options.participant ? { alias: options.participant } : {}),
+      timeLimitSeconds: parseDuration(options.timeLimit, "--time-limit"),
+      ...(options.tokens === undefined ? {} : { tokens: options.tokens }),
+      ...(options.cost === undefined ? {} : { costUsd: options.cost }),
+      runs: options.runs,
+      concurrency: options.concurrency,
+      backend: options.backend,
+      ...(options.agent === "replay" ? actionsOption(options.actions) : {}),
+      ...(options.agentConfig === undefined ? {} : { agentConfig: agentConfigOption(options.agentConfig) }),
+      progressSeconds: options.progress,
+    };
+    const db = path.resolve(options.db ?? defaultDbPath());
+    const runs = await withStore(db, (store) => runAgentBatch(store, request, options.json ? { ...io, out: io.err, interactive: false } : io));
+    if (options.json) printJson(io, { batchId: runs[0]?.spec.batchId ?? null, db, runs: runs.map(runResult) });
+    else io.out(`\n${runsTable(runs)}store: ${db} (\`rebench runs show ID\`, \`rebench report --db ${db}\`)\n`);
+    const failed = runs.filter((r) => r.state === "failed");
+    if (failed.length > 0) {
+      throw new RunsFailedError(`${failed.length} of ${runs.length} run(s) failed: ${failed[0]!.error ?? "unknown error"}`, {
+        hint: `\`rebench runs show ${failed[0]!.id} --events\` shows what happened`,
+      });
+    }
+  });
+}
