@@ -96,7 +96,8 @@ class AgentProcess:
         self.log.seek(max(0, size - OUTPUT_TAIL))
         return self.log.read().decode(errors="replace")
 
-    def close(self) -> None:
+    def close(self, graceful: bool) -> None:
+        """Ask the process to exit (``graceful``: give it 5 s) and kill what is left."""
         if self.channel is not None:
             try:
                 self.channel.send({"kind": "exit"})
@@ -104,7 +105,7 @@ class AgentProcess:
                 pass
             self.channel.close()
         try:
-            self.proc.wait(timeout=5)
+            self.proc.wait(timeout=5 if graceful else 0.2)
         except subprocess.TimeoutExpired:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)

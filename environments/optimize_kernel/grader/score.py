@@ -86,13 +86,14 @@ def grade(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any], dic
     if not solution.is_file():
         return outcome_invalid(f"no solution file at {solution}"), {"n": n}, details
 
-    buffers = calls.make_buffers(base.device, n, args.ipc)
+    buffers = calls.make_buffers(base.device, max(n, SANITY_N), args.ipc)
     if isinstance(buffers, str):
         return outcome_error(buffers), {}, details
     details["machine"] = buffers.machine()
     wall = load_timeout + (WARMUPS + 2) * call_timeout + 30
     proc = AgentProcess(solution, base.device, args.agent_python, os.environ.get("REBENCH_AS_AGENT"), wall)
     phase = "loading solution.py"
+    finished = False
     try:
         channel = proc.connect(load_timeout)
         details["agent_uid"] = proc.peer_uid
@@ -107,10 +108,11 @@ def grade(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any], dic
         schedule.append(("timed call", n))
         for phase, m in schedule:
             record = calls.run_call(channel, buffers, m, call_timeout)
-            record["phase"] = phase
-            details["calls"].append(record)
+            shown = record.pop("shown")
+            details["calls"].append({"phase": phase, **record})
             if record["problem"]:
-                return outcome_invalid(f"{phase} (n={m}): {record['problem']}"), {"n": m, **record["shown"]}, details
+                return outcome_invalid(f"{phase} (n={m}): {record['problem']}"), {"n": m, **shown}, details
+        finished = True
     except ChannelTimeout:
         timeout = load_timeout if phase == "loading solution.py" else call_timeout
         details["output_tail"] = proc.output_tail()
@@ -121,7 +123,7 @@ def grade(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any], dic
         reason = f"{phase}: the solution's process {how}" if not isinstance(e, AgentProcessFailed) else str(e)
         return outcome_invalid(f"{reason}; its last output:\n{details['output_tail'][-800:]}"), {"n": n}, details
     finally:
-        proc.close()
+        proc.close(graceful=finished)
         buffers.close()
 
     timed = details["calls"][-1]
