@@ -64,8 +64,9 @@ def main() -> int:
             if result["outcome"]["kind"] != "scored":
                 raise SystemExit(f"{name} run {i + 1} was not scored: {result['outcome']}")
             scores.append(result["outcome"]["value"])
-            print(f"{name} run {i + 1}: ln ms = {scores[-1]:.4f} ({result['message'].get('time_ms', 0):.3f} ms)",
-                  flush=True)
+            timed = result["details"]["calls"][-1]
+            print(f"{name} run {i + 1}: ln ms = {scores[-1]:.4f} ({timed['total_ms']:.3f} ms; go to done "
+                  f"{timed['go_to_done_ms']:.3f} ms)", flush=True)
         summary[name] = summarize(scores)
         machine = result["details"]["machine"]
     summary["machine"] = {**machine, "host": platform.node(), "load_average": os.getloadavg()}

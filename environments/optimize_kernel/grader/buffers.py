@@ -33,7 +33,7 @@ class CpuBuffers:
         self.in_fd: int | None = None
 
     def setup_message(self) -> tuple[dict[str, Any], list[int]]:
-        return {"kind": "setup", "nbytes": self.nbytes}, [self.out_fd]
+        return {"kind": "setup", "nbytes": self.nbytes, "spin": 0.0}, [self.out_fd]
 
     def prepare(self, n: int, seed: int) -> tuple[np.ndarray, list[int]]:
         """Write a fresh input into a new memory file; poison the output. Returns (private x, fds for go)."""
@@ -101,7 +101,9 @@ class GpuBuffers:
 
     def setup_message(self) -> tuple[dict[str, Any], list[int]]:
         fds = [b.fd for b in (self.x_shared, self.out_shared) if b.fd is not None]
-        return {"kind": "setup", "input": self.x_shared.descriptor, "output": self.out_shared.descriptor}, fds
+        # spin: the agent's process polls for "go" and the challenge instead of sleeping (see calls.py)
+        return {"kind": "setup", "input": self.x_shared.descriptor, "output": self.out_shared.descriptor,
+                "spin": 2.0}, fds
 
     def prepare(self, n: int, seed: int) -> tuple[Any, list[int]]:
         torch = self.torch

@@ -62,13 +62,15 @@ def main() -> int:
                    "torch": torch.__version__, "numpy": np.__version__})
 
     x_full = out_full = None
+    spin = 0.0  # the grader says how long to poll for its next message before sleeping
     while True:
-        message, fds = channel.recv()
+        message, fds = channel.recv(spin=spin)
         kind = message.get("kind")
         if kind == "exit":
             return 0
         if kind == "setup":
             x_full, out_full = setup_buffers(message, fds, args.device, driver)
+            spin = float(message.get("spin", 0.0))
             channel.send({"kind": "setup_ok"})
         elif kind == "go":
             n = int(message["n"])
@@ -84,7 +86,7 @@ def main() -> int:
                 continue
             sync()
             channel.send({"kind": "done"})
-            challenge, _ = channel.recv()
+            challenge, _ = channel.recv(spin=spin)
             channel.send({"kind": "answer", "values": gather(y, challenge["indices"])})
             store(y, out_full, n)
             sync()

@@ -2,8 +2,9 @@
 
     python environments/optimize_kernel/reference/unpack.py DEST
 
-writes DEST/mini/ (C single pass + solution.py), DEST/gpu/ (three-kernel Triton reference) and
-DEST/gpu_best/ (single-pass decoupled look-back). The password is public and written in README.md:
+writes DEST/mini/ (C single pass + solution.py), DEST/gpu/ (three-kernel Triton reference),
+DEST/gpu_twopass/ (the best-known: reduce, scan summaries, scan tiles) and DEST/gpu_lookback/ (single
+pass with decoupled look-back). The password is public and written in README.md:
 it keeps the files out of scrapers and training sets, not away from people.
 
 Canary ecca2186-2e7c-42f5-b36a-c361cba02702: rebench environment file; keep out of training data.

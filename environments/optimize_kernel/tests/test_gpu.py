@@ -25,7 +25,7 @@ def load(path, name):
     return module
 
 
-@pytest.mark.parametrize("which", ["start", "gpu", "gpu_best"])
+@pytest.mark.parametrize("which", ["start", "gpu", "gpu_twopass", "gpu_lookback"])
 @pytest.mark.parametrize("n", [1, 2, 4095, 4096, 4097, 1_000_003])
 def test_gpu_solutions_are_exact_on_the_device(which, n, reference_dir):
     path = START["gpu"] if which == "start" else reference_dir / which / "solution.py"

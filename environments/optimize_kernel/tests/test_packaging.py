@@ -35,7 +35,8 @@ def test_every_file_of_the_environment_carries_the_canary():
 def test_the_reference_archive_needs_the_password():
     with zipfile.ZipFile(ARCHIVE) as z:
         names = [n for n in z.namelist() if not n.endswith("/")]
-        assert sorted(names) == ["gpu/solution.py", "gpu_best/solution.py", "mini/prefix_sum.c", "mini/solution.py"]
+        assert sorted(names) == ["gpu/solution.py", "gpu_lookback/solution.py", "gpu_twopass/solution.py",
+                                "mini/prefix_sum.c", "mini/solution.py"]
         with pytest.raises(RuntimeError, match="password"):
             z.read("mini/solution.py")
 
@@ -58,5 +59,5 @@ def test_unpack_writes_every_solution(tmp_path):
     proc = subprocess.run([sys.executable, str(ENV_DIR / "reference" / "unpack.py"), str(tmp_path / "out")],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    for folder in ("mini", "gpu", "gpu_best"):
+    for folder in ("mini", "gpu", "gpu_twopass", "gpu_lookback"):
         assert CANARY in (tmp_path / "out" / folder / "solution.py").read_text()

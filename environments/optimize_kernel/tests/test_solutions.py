@@ -101,9 +101,12 @@ print(json.dumps(bad))
 
 @pytest.mark.parametrize("which,kwargs", [
     ("gpu", {}),
-    ("gpu_best", {}),
-    ("gpu_best", {"tile": 256}),
-    ("gpu_best", {"tile": 256, "lookback_test": True}),  # every tile walks back over summaries
+    ("gpu_twopass", {}),
+    ("gpu_twopass", {"tile": 256}),
+    ("gpu_twopass", {"tile": 256, "max_scan": 1}),  # the tile summaries scanned by torch
+    ("gpu_lookback", {}),
+    ("gpu_lookback", {"tile": 256}),
+    ("gpu_lookback", {"tile": 256, "lookback_test": True}),  # every tile walks back over summaries
 ])
 def test_triton_solutions_are_exact_under_the_interpreter(which, kwargs, reference_dir):
     pytest.importorskip("triton")
