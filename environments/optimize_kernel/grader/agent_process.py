@@ -107,11 +107,17 @@ class AgentProcess:
         try:
             self.proc.wait(timeout=5 if graceful else 0.2)
         except subprocess.TimeoutExpired:
+            # As another user the process may be beyond our signals; REBENCH_AS_AGENT's --timeout ends it then.
+            for kill in (lambda: os.killpg(self.proc.pid, signal.SIGKILL), self.proc.kill):
+                try:
+                    kill()
+                    break
+                except (PermissionError, ProcessLookupError):
+                    continue
             try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except (PermissionError, ProcessLookupError):
-                self.proc.kill()
-            self.proc.wait(timeout=5)
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
         self.listener.close()
         self.log.close()
         shutil.rmtree(self.dir, ignore_errors=True)

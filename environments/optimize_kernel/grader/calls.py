@@ -13,6 +13,7 @@ Canary ecca2186-2e7c-42f5-b36a-c361cba02702: rebench environment file; keep out 
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
 from typing import Any
@@ -63,11 +64,11 @@ def run_call(channel: wire.Channel, buffers: CpuBuffers | GpuBuffers, n: int, ti
 
     t0 = time.perf_counter_ns()
     channel.send_bytes(go, go_fds)
-    reply, _ = channel.recv(timeout, spin)
+    reply = receive(channel, timeout, spin)
     t_done = time.perf_counter_ns()
     if reply.get("kind") == "done":
         channel.send_bytes(challenge)
-        answer, _ = channel.recv(max(0.0, deadline - time.monotonic()), spin)
+        answer = receive(channel, max(0.0, deadline - time.monotonic()), spin)
         t_answer = time.perf_counter_ns()
     buffers.release_input()
     if reply.get("kind") != "done":
@@ -78,7 +79,7 @@ def run_call(channel: wire.Channel, buffers: CpuBuffers | GpuBuffers, n: int, ti
     if answer.get("kind") != "answer":
         record["problem"] = describe_failure(answer)
         return record
-    stored, _ = channel.recv(max(0.0, deadline - time.monotonic()))
+    stored = receive(channel, max(0.0, deadline - time.monotonic()))
     if stored.get("kind") != "stored":
         record["problem"] = describe_failure(stored)
         return record
@@ -95,6 +96,14 @@ def run_call(channel: wire.Channel, buffers: CpuBuffers | GpuBuffers, n: int, ti
         record["problem"] = ("the output was not complete when prefix_sum returned (values read right after the "
                              "call differ from the final output)")
     return record
+
+
+def receive(channel: wire.Channel, timeout: float, spin: float = 0.0) -> dict[str, Any]:
+    """The next message from the agent's process; file descriptors it may have attached are closed."""
+    message, fds = channel.recv(timeout, spin)
+    for fd in fds:
+        os.close(fd)
+    return message
 
 
 def describe_failure(reply: dict[str, Any]) -> str:

@@ -30,7 +30,7 @@ from rebench_env.result import outcome_error, outcome_invalid, outcome_scored, o
 
 import calls  # noqa: E402
 from agent_process import AgentProcess, AgentProcessFailed  # noqa: E402
-from wire import ChannelClosed, ChannelTimeout  # noqa: E402
+from wire import BadMessage, ChannelClosed, ChannelTimeout  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -97,13 +97,13 @@ def grade(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any], dic
     try:
         channel = proc.connect(load_timeout)
         details["agent_uid"] = proc.peer_uid
-        ready, _ = channel.recv(load_timeout)
+        ready = calls.receive(channel, load_timeout)
         if ready.get("kind") != "ready":
             return outcome_invalid("solution.py failed to load:\n" + str(ready.get("error", ready))), {"n": n}, details
         details["child"] = ready
         message, fds = buffers.setup_message()
         channel.send(message, fds)
-        channel.recv(load_timeout)
+        calls.receive(channel, load_timeout)
         schedule = [("sanity call", SANITY_N)] + [(f"warm-up {i + 1} of {WARMUPS}", n) for i in range(WARMUPS)]
         schedule.append(("timed call", n))
         for phase, m in schedule:
@@ -117,6 +117,8 @@ def grade(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any], dic
         timeout = load_timeout if phase == "loading solution.py" else call_timeout
         details["output_tail"] = proc.output_tail()
         return outcome_timed_out(timeout), {"n": n, "timed_out_in": phase}, details
+    except BadMessage as e:
+        return outcome_invalid(f"{phase}: the solution's process sent {e} on the grader's channel"), {"n": n}, details
     except (ChannelClosed, AgentProcessFailed, ConnectionError) as e:
         how = proc.ended()
         details["output_tail"] = proc.output_tail()

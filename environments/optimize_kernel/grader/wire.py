@@ -30,6 +30,10 @@ class ChannelTimeout(Exception):
     """No message arrived before the deadline."""
 
 
+class BadMessage(Exception):
+    """A packet that is not a JSON object (the agent's code can write to the channel too)."""
+
+
 class Channel:
     """A connected SOCK_SEQPACKET socket that sends and receives JSON objects (and fds)."""
 
@@ -55,7 +59,7 @@ class Channel:
             self.sock.send(payload)
 
     def recv(self, timeout: float | None = None, spin: float = 0.0) -> tuple[dict[str, Any], list[int]]:
-        """The next message and any fds it carried; raises ChannelTimeout or ChannelClosed.
+        """The next message and any fds it carried; raises ChannelTimeout, ChannelClosed or BadMessage.
 
         ``spin``: poll without sleeping for up to this many seconds first. Waking a blocked process
         costs tens to hundreds of microseconds on a virtual machine; polling costs a core instead.
@@ -110,7 +114,10 @@ def encode(message: dict[str, Any]) -> bytes:
 
 
 def decode(data: bytes) -> dict[str, Any]:
-    value = json.loads(data.decode())
+    try:
+        value = json.loads(data.decode())
+    except ValueError as e:
+        raise BadMessage(f"a message that is not JSON ({e})") from None
     if not isinstance(value, dict):
-        raise ValueError("a channel message must be a JSON object")
+        raise BadMessage("a message that is not a JSON object")
     return value

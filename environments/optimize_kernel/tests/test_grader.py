@@ -113,3 +113,13 @@ def test_the_gpu_variant_says_it_needs_a_gpu_on_a_cpu_machine(public_dir):
     result = grade(install_solution(public_dir, START["gpu"]), variant="gpu", n=1000)
     assert result["outcome"]["kind"] == "error"
     assert "CUDA" in result["outcome"]["message"]
+
+
+def test_garbage_written_to_the_graders_channel_is_invalid(public_dir):
+    text = GOOD + ("\nimport gc, socket\n_right = prefix_sum\n\ndef prefix_sum(x):\n"
+                   "    for s in [o for o in gc.get_objects() if isinstance(o, socket.socket)]:\n"
+                   "        s.send(b'\\xffnot json')\n"
+                   "    return _right(x)\n")
+    result = grade(install_solution(public_dir, text=text))
+    assert result["outcome"]["kind"] == "invalid"
+    assert "not JSON" in result["outcome"]["reason"]
