@@ -58,7 +58,7 @@ class AgentProcess:
         env = {k: v for k, v in os.environ.items() if k not in HIDDEN_ENV}
         env["PYTHONUNBUFFERED"] = "1"
         self.log = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=self.log,
+        self.proc = subprocess.Popen(argv, cwd=None if as_agent else cwd, env=env, stdin=subprocess.DEVNULL, stdout=self.log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         self.channel: wire.Channel | None = None
 
