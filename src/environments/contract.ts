@@ -10,6 +10,7 @@ import type {
   NormalizationConstants,
   TaskId,
   Variant,
+  VariantCalibration,
 } from "../core/index.js";
 
 /**
@@ -72,6 +73,8 @@ export interface VariantDefinition {
   manifest: Manifest;
   /** Start and reference raw scores; undefined until the variant is calibrated. */
   normalization: NormalizationConstants | undefined;
+  /** What `calibration.json` records for the variant (`rebench calibrate --write`): machine, runs, means, deviations. */
+  calibration?: VariantCalibration;
   availability: Availability;
 }
 
