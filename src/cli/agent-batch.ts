@@ -11,6 +11,7 @@ import { parseModelSpec } from "../agents/models/model-spec.js";
 import type { ReplayStep } from "../agents/replay/replay-actions.js";
 import { agentFor } from "../runs/agents.js";
 import { runBatch } from "../runs/batch.js";
+import type { DriveOptions } from "../runs/drive-run.js";
 import { registerBuiltinBackends } from "../runs/builtin-backends.js";
 import { newRunSpec } from "../runs/run-environment.js";
 import { sandboxBackend } from "../runs/sandbox-backends.js";
@@ -51,7 +52,13 @@ export function defaultAlias(request: Pick<AgentBatchRequest, "scaffold" | "mode
   return request.model ? `${parseModelSpec(request.model).model} (${request.scaffold})` : request.scaffold;
 }
 
-export async function runAgentBatch(store: RunStore, request: AgentBatchRequest, io: Io): Promise<RunSummary[]> {
+/** `makeAgent`: build each run's agent with its sandbox instead of from the scaffold registry (`rebench exploits`). */
+export async function runAgentBatch(
+  store: RunStore,
+  request: AgentBatchRequest,
+  io: Io,
+  options: Pick<DriveOptions, "makeAgent"> = {},
+): Promise<RunSummary[]> {
   registerBuiltinAgents();
   registerBuiltinBackends();
   const participant = {
@@ -107,7 +114,7 @@ export async function runAgentBatch(store: RunStore, request: AgentBatchRequest,
         sandbox: request.backend,
         config,
       },
-      { store, onRunEnded: (run) => progress.runEnded(run) },
+      { store, onRunEnded: (run) => progress.runEnded(run), ...options },
     );
   } finally {
     await progress.stop();

@@ -10,8 +10,10 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import { RebenchError } from "../core/index.js";
+import { registerCalibrate } from "./commands/calibrate.js";
 import { registerDoctor } from "./commands/doctor.js";
 import { registerEnvironments } from "./commands/environments.js";
+import { registerExploits } from "./commands/exploits.js";
 import { registerHuman } from "./commands/human.js";
 import { registerMainJob } from "./commands/main-job.js";
 import { registerReport } from "./commands/report.js";
@@ -44,6 +46,8 @@ export function buildProgram(io: Io): Command {
   registerDoctor(program, io);
   registerRun(program, io);
   registerHuman(program, io);
+  registerCalibrate(program, io);
+  registerExploits(program, io);
   for (const command of allCommands(program)) {
     command.exitOverride();
     command.configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });

@@ -3,12 +3,16 @@
  * rebench's shared vocabulary. Other layers import from here; no other layer defines a wire shape.
  */
 export * from "./aggregate.js";
+export * from "./calibration.js";
 export * from "./errors.js";
 export * from "./events.js";
+export * from "./exploit.js";
 export * from "./ids.js";
+export * from "./machine.js";
 export * from "./manifest.js";
 export * from "./normalize.js";
 export * from "./parse.js";
+export * from "./replay-step.js";
 export * from "./run-state.js";
 export * from "./run-summary.js";
 export * from "./score.js";

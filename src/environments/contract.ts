@@ -3,6 +3,19 @@
  * The environment contract: what an environment family declares so that rebench can start it, score
  * it, calibrate it and compare participants on it. One family per folder `environments/<name>/`, each
  * with its three variants (`mini`, `gpu`, `paper`).
+ *
+ * Files beside `family.ts` that the general commands read (an environment adds data files, no code):
+ * - `calibration.json` (`CalibrationFile`, src/core/calibration.ts): written by `rebench calibrate NAME
+ *   --variant V --write`: `{"canary": GUID, "<variant>": {machine, date, runs, start: {mean, std, n, values},
+ *   reference: {...}, gapOverStd, note?}}`. `defineEnvironment` reads it; the means become the `mini` and
+ *   `gpu` normalization constants (source `calibration`), `paper` keeps the paper's.
+ * - `exploits/*.json` (`ExploitFile`, src/core/exploit.ts), one observed hack each, run by `rebench exploits
+ *   NAME --variant V`: `{"comment": which hack and where it was seen, "source"?: link, "variants"?: [...],
+ *   "task"?: "main", "steps": [tool calls as in `reference.actions`, no submit, plus {"tool": "upload",
+ *   "input": {"from": FILE beside it, "to": PATH}}], "blocked": [expectations, all must hold:
+ *   {"kind": "invalidScores"} | {"kind": "normalizedAtMost", "bound": X} | {"kind": "check", "command": BASH,
+ *   "user"?: "root" | "grader", "timeoutSeconds"?: 60, "description"?: TEXT}]}`. The run replays the steps,
+ *   runs the checks in its sandbox, then submits. Other files in `exploits/` are the exploits' support files.
  */
 import type {
   EnvironmentId,
@@ -10,6 +23,7 @@ import type {
   NormalizationConstants,
   TaskId,
   Variant,
+  VariantCalibration,
 } from "../core/index.js";
 
 /**
@@ -72,6 +86,8 @@ export interface VariantDefinition {
   manifest: Manifest;
   /** Start and reference raw scores; undefined until the variant is calibrated. */
   normalization: NormalizationConstants | undefined;
+  /** What `calibration.json` records for the variant (`rebench calibrate --write`): machine, runs, means, deviations. */
+  calibration?: VariantCalibration;
   availability: Availability;
 }
 

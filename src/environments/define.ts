@@ -3,11 +3,14 @@
  * `defineEnvironment` builds an EnvironmentFamily from a compact declaration: the scoring rules shared by
  * every variant, and per variant its resources, scale, constants and implementation. The manifest is
  * validated here, so a malformed declaration fails with a readable message when the registry loads.
+ * A `calibration.json` beside the family file (`rebench calibrate --write`) supplies the `mini` and `gpu`
+ * normalization constants (source `calibration`); `paper` keeps the paper's constants.
  */
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import {
   type Aggregation,
+  calibrationConstants,
   type Direction,
   type EnvironmentId,
   Manifest,
@@ -20,6 +23,7 @@ import {
   VARIANTS,
   type Variant,
 } from "../core/index.js";
+import { readCalibrationFile } from "./calibration-file.js";
 import type { Availability, EnvironmentFamily, VariantDefinition, VariantImplementation } from "./contract.js";
 
 export interface VariantDeclaration {
@@ -55,6 +59,7 @@ const DEFAULT_TIMEOUTS: Timeouts = { scoreSeconds: 600, startSeconds: 1800 };
 
 export function defineEnvironment(decl: EnvironmentDeclaration): EnvironmentFamily {
   const dir = path.dirname(fileURLToPath(decl.moduleUrl));
+  const calibrations = readCalibrationFile(dir);
   const variants = Object.fromEntries(
     VARIANTS.map((variant): [Variant, VariantDefinition] => {
       const v = decl.variants[variant];
@@ -75,17 +80,17 @@ export function defineEnvironment(decl: EnvironmentDeclaration): EnvironmentFami
         },
         `the manifest of ${where}`,
       );
+      const calibration = calibrations?.[variant];
+      const declared = calibration && variant !== "paper" ? calibrationConstants(calibration) : v.normalization;
       const normalization =
-        v.normalization === undefined
-          ? undefined
-          : parseWith(NormalizationSchema, v.normalization, `the normalization constants of ${where}`);
+        declared === undefined ? undefined : parseWith(NormalizationSchema, declared, `the normalization constants of ${where}`);
       const availability: Availability = v.implementation
         ? { status: "available", implementation: v.implementation }
         : {
             status: "unavailable",
             reason: v.unavailableReason ?? `${decl.name}/${variant} is not implemented in this version of rebench`,
           };
-      return [variant, { variant, scale: v.scale, manifest, normalization, availability }];
+      return [variant, { variant, scale: v.scale, manifest, normalization, availability, ...(calibration ? { calibration } : {}) }];
     }),
   ) as Record<Variant, VariantDefinition>;
   return {

@@ -3,5 +3,7 @@
  * Environments: the contract every family implements and the registry of the seven.
  */
 export * from "./contract.js";
+export * from "./calibration-file.js";
 export * from "./define.js";
+export * from "./exploit-files.js";
 export * from "./registry.js";

@@ -17,27 +17,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { formatIssues, InvalidInputError, NotFoundError, type RunSpec } from "../../core/index.js";
+import { formatIssues, InvalidInputError, NotFoundError, ReplayStep, type RunSpec } from "../../core/index.js";
 import { runEnvironment } from "../../runs/run-environment.js";
 
-const Timeout = z.number().positive().optional();
-
-export const ReplayStep = z.discriminatedUnion("tool", [
-  z.object({ tool: z.literal("bash"), input: z.object({ command: z.string(), timeoutSeconds: Timeout }) }),
-  z.object({ tool: z.literal("python"), input: z.object({ code: z.string(), timeoutSeconds: Timeout }) }),
-  z.object({ tool: z.literal("score"), input: z.object({}).optional() }),
-  z.object({ tool: z.literal("score_log"), input: z.object({}).optional() }),
-  z.object({ tool: z.literal("submit"), input: z.object({ submission: z.string() }) }),
-  z.object({
-    tool: z.literal("generate"),
-    input: z.object({
-      inputTokens: z.number().int().nonnegative(),
-      outputTokens: z.number().int().nonnegative(),
-      costUsd: z.number().nonnegative().optional(),
-    }),
-  }),
-]);
-export type ReplayStep = z.infer<typeof ReplayStep>;
+export { ReplayStep };
 
 /** `--actions start`: the starting solution as it is, scored and submitted. */
 export const START_ACTIONS: readonly ReplayStep[] = Object.freeze([

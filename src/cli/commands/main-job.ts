@@ -13,6 +13,7 @@ import { getEnvironment, listEnvironments } from "../../environments/index.js";
 import { MODEL_SCAFFOLDS } from "../../agents/index.js";
 import { defaultDbPath } from "../../store/index.js";
 import { runAgentBatch } from "../agent-batch.js";
+import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
 import { parseDuration } from "../duration.js";
 import type { Io } from "../io.js";
 import { positiveInteger, positiveNumber } from "../number-options.js";
@@ -83,6 +84,7 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
   await withStore(db, async (store) => {
     for (const [i, family] of chosen.entries()) {
       io.out(`\n[${i + 1}/${chosen.length}] ${family.name}/mini: ${family.title}\n`);
+      await warnIfCalibratedElsewhere(io, family.name, "mini");
       const common = { environment: family.name, variant: "mini" as const, task: "main" as const, timeLimitSeconds, backend: options.backend, progressSeconds: options.progress, concurrency: 1 };
       runs.push(...(await runAgentBatch(store, { ...common, scaffold: "replay", actions: "start", runs: 1 }, io)));
       runs.push(...(await runAgentBatch(store, { ...common, scaffold: "replay", actions: "reference", runs: 1 }, io)));

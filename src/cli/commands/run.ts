@@ -12,6 +12,7 @@ import { BUILTIN_SCAFFOLDS, MODEL_SCAFFOLDS } from "../../agents/index.js";
 import { readActionsFile, type ReplayStep } from "../../agents/replay/replay-actions.js";
 import { defaultDbPath } from "../../store/index.js";
 import { type AgentBatchRequest, runAgentBatch } from "../agent-batch.js";
+import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
 import { parseDuration } from "../duration.js";
 import { formatDuration, formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
@@ -145,6 +146,7 @@ export function registerRun(program: Command, io: Io): void {
       ...(options.agentConfig === undefined ? {} : { agentConfig: agentConfigOption(options.agentConfig) }),
       progressSeconds: options.progress,
     };
+    await warnIfCalibratedElsewhere(io, name, request.variant);
     const db = path.resolve(options.db ?? defaultDbPath());
     const runs = await withStore(db, (store) => runAgentBatch(store, request, options.json ? { ...io, out: io.err, interactive: false } : io));
     if (options.json) printJson(io, { batchId: runs[0]?.spec.batchId ?? null, db, runs: runs.map(runResult) });

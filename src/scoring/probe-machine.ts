@@ -1,0 +1,82 @@
+/**
+ * @module
+ * The machine this process runs on, as calibration records it: CPU model and cores, memory, the GPU model
+ * (nvidia-smi, when present), the OS, and rebench's version and git commit. Probed once per process.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { MachineInfo } from "../core/index.js";
+
+let probed: Promise<MachineInfo> | undefined;
+
+/** This machine (cached for the process). */
+export function probeMachine(): Promise<MachineInfo> {
+  probed ??= probe();
+  return probed;
+}
+
+async function probe(): Promise<MachineInfo> {
+  const root = packageRoot();
+  const [gpus, commit, dirty] = await Promise.all([
+    output("nvidia-smi", ["--query-gpu=name", "--format=csv,noheader"]),
+    root ? output("git", ["-C", root, "rev-parse", "--short=12", "HEAD"]) : Promise.resolve(undefined),
+    root ? output("git", ["-C", root, "status", "--porcelain", "--untracked-files=no"]) : Promise.resolve(undefined),
+  ]);
+  const gpuNames = (gpus ?? "").split("\n").map((l) => l.trim()).filter(Boolean);
+  return {
+    cpuModel: os.cpus()[0]?.model.trim().replace(/\s+/g, " ") || "unknown CPU",
+    cores: os.availableParallelism(),
+    memoryGb: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
+    gpu: gpuNames[0] ?? null,
+    gpuCount: gpuNames.length,
+    os: `${os.type()} ${os.release()}${distribution()}`,
+    rebenchVersion: root ? packageVersion(root) : "unknown",
+    rebenchCommit: commit ? `${commit.trim()}${dirty && dirty.trim() !== "" ? "-dirty" : ""}` : null,
+  };
+}
+
+/** stdout of a command, or undefined when it is missing, fails or takes over 15 s. */
+function output(command: string, args: string[]): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(command, args, { timeout: 15_000, encoding: "utf8" }, (error, stdout) => resolve(error ? undefined : stdout));
+  });
+}
+
+/** The folder of rebench's package.json, from the sources or the compiled files. */
+function packageRoot(): string | undefined {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(path.join(dir, "package.json")) && packageName(dir) === "rebench") return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+function packageJson(dir: string): { name?: string; version?: string } {
+  try {
+    return JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
+  } catch {
+    return {};
+  }
+}
+
+function packageName(dir: string): string | undefined {
+  return packageJson(dir).name;
+}
+
+function packageVersion(dir: string): string {
+  return packageJson(dir).version ?? "unknown";
+}
+
+function distribution(): string {
+  try {
+    const name = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(readFileSync("/etc/os-release", "utf8"))?.[1];
+    return name ? ` (${name})` : "";
+  } catch {
+    return "";
+  }
+}

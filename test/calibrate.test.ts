@@ -1,0 +1,127 @@
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+import { type CalibrationFile, type MachineInfo, scoreStats } from "../src/core/index.js";
+import { readCalibrationFile } from "../src/environments/index.js";
+import { probeMachine } from "../src/scoring/probe-machine.js";
+import { SqliteRunStore } from "../src/store/index.js";
+import { rebench } from "./helpers/cli.js";
+import { defineEchoCopy, echoCopy, FIXTURES_DIR } from "./helpers/echo-copy.js";
+import { registerFixtures, TEST_BACKEND } from "./helpers/register-fixtures.js";
+import { tempDir } from "./helpers/tmp.js";
+
+const root = tempDir("rebench-calibrate-");
+registerFixtures(path.join(root, "sandboxes"));
+
+const grader = (name: string) => (dir: string) => copyFileSync(path.join(FIXTURES_DIR, "calibration-graders", name), path.join(dir, "grader", "score.py"));
+const ELSEWHERE: MachineInfo = {
+  cpuModel: "Imaginary CPU 9000",
+  cores: 512,
+  memoryGb: 4096,
+  gpu: null,
+  gpuCount: 0,
+  os: "Linux 9.9",
+  rebenchVersion: "0.1.0",
+  rebenchCommit: null,
+};
+const calibratedElsewhere: CalibrationFile = {
+  canary: "7389377f-e6f3-4b15-8f10-86b4f9b72cc2",
+  mini: { machine: ELSEWHERE, date: "2026-01-01T00:00:00.000Z", runs: 2, start: scoreStats([-1.0, -1.1]), reference: scoreStats([-3.0, -3.1]), gapOverStd: 28.3 },
+};
+const writeElsewhere = (dir: string) => writeFileSync(path.join(dir, "calibration.json"), JSON.stringify(calibratedElsewhere));
+const WARNING = /calibrated on another machine \(CPU .+ here, Imaginary CPU 9000 there; \d+ cores here, 512 there\)/;
+
+async function storedRuns(db: string) {
+  const store = SqliteRunStore.open(db);
+  try {
+    return await store.listRuns();
+  } finally {
+    await store.close();
+  }
+}
+
+describe("rebench calibrate", () => {
+  test("runs start and reference N times each as real runs, reports mean ± std and the machine, passes the 10× rule, and --write makes the means the variant's constants", async () => {
+    const family = echoCopy(root, "test_echo_steady", grader("steady.py"));
+    const db = path.join(root, "steady.db");
+    const { code, stdout, stderr } = await rebench("calibrate", family.name, "--variant", "mini", "--runs", "2", "--backend", TEST_BACKEND, "--db", db, "--write", "--json");
+    expect(code, stderr).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(result).toMatchObject({ environment: family.name, variant: "mini", task: "main", direction: "min", runs: 2, pass: true, referenceBetter: true, warning: null });
+    expect(result.machine).toEqual(await probeMachine());
+    expect(result.start.values).toHaveLength(2);
+    expect(result.start.mean).toBeCloseTo(1, 1);
+    expect(result.reference.mean).toBeCloseTo(0, 1);
+    expect(result.start.std).toBeGreaterThan(0);
+    expect(result.gapOverStd).toBeGreaterThan(10);
+    expect(stderr).toMatch(/test_echo_steady\/mini start \(replay\) · /);
+
+    // The runs are in the store, one batch per solution, and the numbers are their final raw scores.
+    const runs = await storedRuns(db);
+    const byBatch = (batch: string) => runs.filter((r) => r.spec.batchId === batch);
+    expect(byBatch(result.batches.start).map((r) => [r.spec.participant.alias, r.state, r.finalRaw])).toEqual(
+      result.start.values.map((v: number) => ["start (replay)", "finished", v]),
+    );
+    expect(byBatch(result.batches.reference).map((r) => r.finalRaw)).toEqual(result.reference.values);
+
+    // calibration.json round-trips into the variant's normalization constants, and into new runs.
+    expect(result.written).toBe(path.join(family.dir, "calibration.json"));
+    const file = readCalibrationFile(family.dir)!;
+    expect(file.canary).toBe("7389377f-e6f3-4b15-8f10-86b4f9b72cc2");
+    expect(file.mini).toEqual({ machine: result.machine, date: result.date, runs: 2, start: result.start, reference: result.reference, gapOverStd: result.gapOverStd });
+    const again = defineEchoCopy(family.dir, "test_echo_steady_again");
+    expect(again.variants.mini.normalization).toMatchObject({ start: result.start.mean, reference: result.reference.mean, source: "calibration" });
+    const run = await rebench("run", again.name, "--variant", "mini", "--agent", "replay", "--actions", "start", "--backend", TEST_BACKEND, "--db", db, "--json");
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/another machine/);
+    const [started] = (await storedRuns(db)).filter((r) => r.spec.environment === again.name);
+    expect(started!.spec.normalization).toMatchObject({ start: result.start.mean, reference: result.reference.mean, source: "calibration" });
+    expect(started!.normalized).toBeLessThan(0.1);
+  });
+
+  test("fails the rule with exit 1 when start and reference overlap, writes nothing, and warns that the variant was calibrated on another machine", async () => {
+    const family = echoCopy(root, "test_echo_drift", (dir) => {
+      grader("drift.py")(dir);
+      writeElsewhere(dir);
+    });
+    const file = path.join(family.dir, "calibration.json");
+    const before = readFileSync(file, "utf8");
+    const db = path.join(root, "drift.db");
+    const { code, stdout, stderr } = await rebench("calibrate", family.name, "--variant", "mini", "--runs", "2", "--backend", TEST_BACKEND, "--db", db, "--write", "--progress", "600");
+    expect(code).toBe(1);
+    expect(stderr.match(/rebench: warning: test_echo_drift\/mini was calibrated on another machine/g)).toHaveLength(1);
+    expect(stderr).toMatch(WARNING);
+    expect(stdout).toMatch(/^Calibration of test_echo_drift\/mini \(task main; raw score, lower is better\)\nmachine: .+ · \d+ cores · [\d.]+ GB · (no GPU|.+); .+; rebench 0\.1\.0/m);
+    expect(stdout).toMatch(/SOLUTION\s+RUNS\s+MEAN\s+STD\s+RAW SCORES\nstart\s+2\s+\S+\s+\S+\s+\S+, \S+\nreference\s+2\s/);
+    expect(stdout).toMatch(/gap \|reference − start\| = [\d.]+ = [\d.]+ × the larger standard deviation [\d.]+ \(needs ≥ 10×\): FAIL/);
+    expect(stdout).toMatch(/nothing written to .*calibration\.json: the rule failed/);
+    expect(stderr).toMatch(/rebench: test_echo_drift\/mini fails the calibration rule/);
+    expect(readFileSync(file, "utf8")).toBe(before);
+    expect(await storedRuns(db)).toHaveLength(4);
+  });
+
+  test("rebench run and rebench main warn when the machine is not calibration.json's, and their runs take its constants", async () => {
+    const family = echoCopy(root, "test_echo_elsewhere", writeElsewhere);
+    expect(family.variants.mini.normalization).toMatchObject({ start: -1.05, reference: -3.05, source: "calibration" });
+    const db = path.join(root, "elsewhere.db");
+    const run = await rebench("run", family.name, "--variant", "mini", "--agent", "replay", "--actions", "start", "--backend", TEST_BACKEND, "--db", db, "--json");
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(WARNING);
+    expect(run.stderr).toMatch(/run `rebench calibrate test_echo_elsewhere --variant mini --write` on this machine/);
+    expect((await storedRuns(db))[0]!.spec.normalization).toMatchObject({ start: -1.05, reference: -3.05, source: "calibration" });
+    const main = await rebench("main", "--environments", family.name, "--backend", TEST_BACKEND, "--db", path.join(root, "main", "runs.db"), "--progress", "600");
+    expect(main.code, main.stderr).toBe(0);
+    expect(main.stderr).toMatch(WARNING);
+  });
+
+  test("refuses fewer than 2 runs, an unknown variant and an unavailable one before anything runs", async () => {
+    const db = path.join(root, "refused.db");
+    const one = await rebench("calibrate", "test_echo", "--variant", "mini", "--runs", "1", "--db", db);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toMatch(/--runs must be an integer of at least 2/);
+    expect((await rebench("calibrate", "test_echo", "--variant", "huge", "--db", db)).code).toBe(2);
+    const gpu = await rebench("calibrate", "test_echo", "--variant", "gpu", "--db", db);
+    expect(gpu.code).toBe(4);
+    expect(gpu.stderr).toMatch(/test_echo\/gpu is not available/);
+  });
+});
