@@ -29,7 +29,7 @@ def test_every_file_of_the_environment_carries_the_canary():
     assert len(files) > 20
     missing = [str(p.relative_to(ENV_DIR)) for p in files if CANARY not in p.read_text()]
     assert missing == []
-    assert json.loads((ENV_DIR / "calibration.json").read_text())["canary"] == CANARY
+    assert json.loads((ENV_DIR / "bench" / "calibration-bench.json").read_text())["canary"] == CANARY
 
 
 def test_the_reference_archive_needs_the_password():
