@@ -6,6 +6,11 @@
  * empty network; its pid namespace, so the shell dies with the sandbox), and `setpriv` drops to
  * rebench-agent with no capabilities before bash starts (src/sandbox/agent-shell.ts). Nothing of the
  * grader's namespace is reachable from there.
+ *
+ * The shell keeps the person's (host) pty. Full-screen programs, /dev/tty, job control and tmux inside
+ * work; only the pty's name does not exist in the namespace's own /dev/pts, so `tty` says "not a tty".
+ * (A pty allocated inside, relayed by util-linux `script`, fixed that but did not pass a hang-up on to
+ * the shell: it kept running after the person's terminal closed.)
  */
 import { InfrastructureError } from "../../core/index.js";
 import { agentShellArgv, agentShellEnv } from "../agent-shell.js";
