@@ -7,13 +7,12 @@
  * backend's own test file calls `terminalContract`.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { TmuxSession, tmuxAvailable } from "../../test/helpers/tmux.js";
 import { shellJoin } from "../scoring/shell-join.js";
-import { CONTRACT_LIMITS, type ContractOptions } from "./contract.case.js";
+import { CONTRACT_LIMITS, type ContractOptions, hostListener } from "./contract.case.js";
 import type { SandboxBackend } from "./sandbox.js";
 import { hasTerminals, terminalOf, type TerminalSandbox } from "./terminal.js";
 
@@ -89,12 +88,7 @@ export function terminalContract(name: string, backend: () => SandboxBackend, op
     });
 
     test("the shell is confined like the agent's commands: no protected directory, network or capabilities", async () => {
-      const server = net.createServer((socket) => socket.destroy());
-      let connections = 0;
-      server.on("connection", () => connections++);
-      await new Promise<void>((resolve) => server.listen(0, "0.0.0.0", resolve));
-      const port = (server.address() as net.AddressInfo).port;
-      const ips = Object.values(os.networkInterfaces()).flat().filter((a) => a && a.family === "IPv4" && !a.internal).map((a) => a!.address);
+      const host = await hostListener();
       try {
         session = open();
         await session.waitFor(/^term\$ $/m);
@@ -102,18 +96,17 @@ export function terminalContract(name: string, backend: () => SandboxBackend, op
         const protectedScreen = await session.waitFor(/^protected=\d+$/m);
         expect(protectedScreen).toMatch(/^protected=1$/m);
         expect(protectedScreen).not.toContain(SECRET);
-        const targets = [...ips.map((ip) => `${ip}/${port}`), "1.1.1.1/53"];
-        session.type(`for t in ${targets.join(" ")}; do timeout 5 bash -c "exec 3<>/dev/tcp/$t" 2>/dev/null && echo reached $t; done; echo "interfaces=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ,)"`);
+        session.type(`for t in ${host.targets.join(" ")}; do timeout 5 bash -c "exec 3<>/dev/tcp/$t" 2>/dev/null && echo reached $t; done; echo "interfaces=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ,)"`);
         const network = await session.waitFor(/^interfaces=/m, { timeoutMs: 40_000 });
         expect(network).toMatch(/^interfaces=lo,$/m);
         expect(network).not.toMatch(/^reached/m);
-        expect(connections).toBe(0);
+        expect(host.connections()).toBe(0);
         session.type("grep -E '^(CapEff|NoNewPrivs)' /proc/self/status | tr '\\t\\n' '= '; echo; touch /usr/x 2>/dev/null; echo usr=$?");
         const privileges = await session.waitFor(/^usr=\d+$/m);
         expect(privileges).toMatch(/^CapEff:=0000000000000000 NoNewPrivs:=1 $/m);
         expect(privileges).toMatch(/^usr=1$/m);
       } finally {
-        server.close();
+        host.close();
       }
     });
 
