@@ -10,6 +10,7 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import { RebenchError } from "../core/index.js";
+import { registerAssets } from "./commands/assets.js";
 import { registerEnvironments } from "./commands/environments.js";
 import { registerMainJob } from "./commands/main-job.js";
 import { registerRuns } from "./commands/runs.js";
@@ -30,6 +31,7 @@ export function buildProgram(io: Io): Command {
   registerMainJob(program, io);
   registerEnvironments(program, io);
   registerRuns(program, io);
+  registerAssets(program, io);
   for (const command of allCommands(program)) {
     command.exitOverride();
     command.configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });

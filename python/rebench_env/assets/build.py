@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -114,12 +115,22 @@ def _builder(asset: Asset, store: AssetStore, options: BuildOptions) -> Callable
     raise TypeError(f"no builder for {type(spec).__name__}")
 
 
-def build_one(name: str, dep_keys: dict[str, str], options: BuildOptions) -> dict[str, Any]:
-    """Build (or find current) one asset; returns its report entry."""
+def build_one(
+    name: str, dep_keys: dict[str, str], options: BuildOptions, unavailable: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Build (or find current) one asset; returns its report entry.
+
+    ``unavailable`` maps dependencies that cannot be built here to the reason; an asset that needs one is
+    kept as built if it exists (status ``kept``), else the reason is raised.
+    """
     asset = ASSETS[name]
     store = AssetStore(assets_home(options.home))
     started = time.time()
     try:
+        lacking = [d for d in asset.deps if d not in dep_keys]
+        if lacking:
+            why = (unavailable or {}).get(lacking[0], "not built")
+            raise InputsMissingError(f"needs {lacking[0]}, which cannot be built here: {why}")
         inputs = compute_inputs(asset, dep_keys, options)
     except (SourceMissingError, InputsMissingError) as missing:
         record = store.record(name)
@@ -149,6 +160,16 @@ def _entry(record: dict[str, Any], status: str, started: float, store: AssetStor
     }
 
 
+def _die_with_parent() -> None:
+    """In a worker: get SIGTERM when the builder dies (Linux), so a stopped build leaves no trainer running."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def build(names: list[str], options: BuildOptions) -> list[dict[str, Any]]:
     """Build ``names`` and their dependencies; returns one report entry per asset, in build order."""
     order = with_dependencies(names)
@@ -157,20 +178,28 @@ def build(names: list[str], options: BuildOptions) -> list[dict[str, Any]]:
     entries: dict[str, dict[str, Any]] = {}
     data = [n for n in order if ASSETS[n].kind != "model"]
     models = [n for n in order if ASSETS[n].kind == "model"]
+    unavailable: dict[str, str] = {}
     for name in data:
-        entries[name] = build_one(name, keys, options)
-        keys[name] = entries[name]["key"]
+        try:
+            entries[name] = build_one(name, keys, options, unavailable)
+            keys[name] = entries[name]["key"]
+        except (SourceMissingError, InputsMissingError) as error:
+            if name in names:
+                raise  # asked for by name: say what to install
+            unavailable[name] = str(error)
+            log(name, "cannot be built here; what needs it is used as already built, if it is")
     cpu_models = [n for n in models if isinstance(ASSETS[n].spec, ModelSpec) and ASSETS[n].spec.device == "cpu"]
     other = [n for n in models if n not in cpu_models]
     jobs = max(1, min(options.jobs, len(cpu_models), os.cpu_count() or 1))
     if jobs > 1:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
-            futures = {n: pool.submit(build_one, n, keys, options) for n in cpu_models}
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"), initializer=_die_with_parent)
+        with pool:
+            futures = {n: pool.submit(build_one, n, keys, options, unavailable) for n in cpu_models}
             for name, future in futures.items():
                 entries[name] = future.result()
     else:
         for name in cpu_models:
-            entries[name] = build_one(name, keys, options)
+            entries[name] = build_one(name, keys, options, unavailable)
     for name in other:
-        entries[name] = build_one(name, keys, options)
-    return [entries[n] for n in order]
+        entries[name] = build_one(name, keys, options, unavailable)
+    return [entries[n] for n in order if n in entries]

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from rebench_env.assets.sources import SOURCES, hash_files, package_version, read_source
+from rebench_env.assets.sources import SOURCES, hash_files, read_source
 
 SPLITS = ("train", "val", "test")
 
@@ -70,7 +70,7 @@ def source_fingerprint(spec: CorpusSpec) -> dict[str, Any]:
         files = source.files()
         out[name] = {
             "package": source.package,
-            "version": package_version(source.package),
+            "version": source.version(),
             "files": len(files),
             "sha256": hash_files(files),
         }

@@ -7,7 +7,7 @@ Where each package puts its text (Debian 12):
 | kjv     | bible-kjv(-text)   | ``/usr/lib/bible.data``, printed by ``/usr/bin/bible`` | a chapter           |
 | jargon  | jargon-text        | ``/usr/share/doc/jargon-text/jargon.txt.gz``         | an entry or section |
 | gcide   | dict-gcide         | ``/usr/share/dictd/gcide.{dict.dz,index}``           | a dictionary entry  |
-| pydoc   | python3.11-doc     | ``/usr/share/doc/python3*/html/_sources/**/*.rst.txt`` | a reST section      |
+| pydoc   | python3-doc        | ``/usr/share/doc/python3.*/html/_sources/**/*.rst.txt`` | a reST section      |
 
 Each reader returns documents in a fixed order; ``max_docs`` stops early (the tiny test corpus).
 """
@@ -40,10 +40,20 @@ class Source:
     description: str
     files: Callable[[], list[Path]]  # the raw inputs (hashed into the corpus key)
     read: Callable[[], Iterator[Document]]
+    installed_package: Callable[[], str] | None = None  # the package that owns the files, if not ``package``
+
+    def version(self) -> str | None:
+        return package_version(self.installed_package() if self.installed_package else self.package)
 
 
 class SourceMissingError(RuntimeError):
     """A source's files are not installed; the message names the Debian package."""
+
+
+_DOC_EXCLUDE_HINT = (
+    "; if the package is installed but its files are not, the system may exclude /usr/share/doc "
+    "(a path-exclude line in /etc/dpkg/dpkg.cfg.d/): remove it and reinstall the package"
+)
 
 
 def _require(paths: Iterable[Path], package: str) -> list[Path]:
@@ -53,6 +63,7 @@ def _require(paths: Iterable[Path], package: str) -> list[Path]:
         raise SourceMissingError(
             f"corpus source files missing ({', '.join(missing) or package}): install the Debian package "
             f"{package} (scripts/install-system installs everything in scripts/apt-packages.txt)"
+            + _DOC_EXCLUDE_HINT
         )
     return found
 
@@ -173,18 +184,24 @@ def read_gcide() -> Iterator[Document]:
 
 # --- Python documentation sources (reStructuredText) ------------------------------------------------
 
-PYDOC_GLOB = "/usr/share/doc/python3*/html/_sources"
+PYDOC_GLOB = "/usr/share/doc/python3.*/html/_sources"
 _RST_UNDERLINE = re.compile(r"^([=\-~^*#\"+`'.:])\1{2,}\s*$")
 
 
 def pydoc_root() -> Path:
-    roots = sorted(glob.glob(PYDOC_GLOB))
+    # the newest versioned folder (python3.11, python3.12 ...); /usr/share/doc/python3 only links to one
+    roots = sorted(glob.glob(PYDOC_GLOB), key=lambda p: [int(x) for x in re.findall(r"\d+", p)])
     if not roots:
         raise SourceMissingError(
-            f"no Python documentation sources under {PYDOC_GLOB}: install the Debian package python3.11-doc "
-            "(scripts/install-system installs everything in scripts/apt-packages.txt)"
+            f"no Python documentation sources under {PYDOC_GLOB}: install the Debian package python3-doc "
+            "(scripts/install-system installs everything in scripts/apt-packages.txt)" + _DOC_EXCLUDE_HINT
         )
     return Path(roots[-1])
+
+
+def pydoc_package() -> str:
+    """``python3.11-doc`` for ``/usr/share/doc/python3.11`` (``python3-doc`` only depends on it)."""
+    return f"{pydoc_root().parent.parent.name}-doc"
 
 
 def pydoc_files() -> list[Path]:
@@ -220,7 +237,7 @@ SOURCES: dict[str, Source] = {
         Source("kjv", "bible-kjv", "King James Bible, one document per chapter", kjv_files, read_kjv),
         Source("jargon", "jargon-text", "The Jargon File 4.4.7, one document per entry", jargon_files, read_jargon),
         Source("gcide", "dict-gcide", "GCIDE dictionary, one document per entry", gcide_files, read_gcide),
-        Source("pydoc", "python3.11-doc", "Python documentation sources, one document per section", pydoc_files, read_pydoc),
+        Source("pydoc", "python3-doc", "Python documentation sources, one document per section", pydoc_files, read_pydoc, pydoc_package),
     ]
 }  # fmt: skip
 

@@ -105,6 +105,9 @@ class AssetStore:
             if record is not None and record.get("key") == key:
                 return record, False
             store = self.root / STORE_DIR
+            for stale in store.glob(f".tmp-{name}-*"):  # left by a killed build (we hold the lock)
+                if _is_version_of(stale.name[len(".tmp-") :], name):
+                    shutil.rmtree(stale, ignore_errors=True)
             tmp = store / f".tmp-{name}-{uuid.uuid4().hex[:8]}"
             tmp.mkdir(parents=True)
             try:
@@ -142,9 +145,15 @@ class AssetStore:
         os.symlink(os.path.relpath(target, self.root), tmp_link)
         os.replace(tmp_link, link)
         for old in (self.root / STORE_DIR).iterdir():
-            stale_version = old.name.startswith(f"{name}-") and old != target and old.name[len(name) + 1 :].isalnum()
-            if stale_version or old.name.startswith(f".old-{name}-"):
+            aside = old.name.startswith(".old-") and _is_version_of(old.name[len(".old-") :], name)
+            if aside or (old != target and _is_version_of(old.name, name)):
                 shutil.rmtree(old, ignore_errors=True)
+
+
+def _is_version_of(folder: str, name: str) -> bool:
+    """``<name>-<hex>``: a folder of asset ``name`` (not of ``<name>-tiny``, whose suffix has a dash)."""
+    suffix = folder[len(name) + 1 :] if folder.startswith(f"{name}-") else ""
+    return bool(suffix) and all(c in "0123456789abcdef" for c in suffix)
 
 
 def _describe_files(folder: Path) -> dict[str, dict[str, Any]]:
