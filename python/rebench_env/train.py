@@ -144,11 +144,15 @@ def train(
     device: str | torch.device = "cpu",
     val_data: np.ndarray | None = None,
     on_log: Callable[[dict[str, float]], None] | None = None,
+    cpu_threads: int | None = 1,
 ) -> TrainLog:
     """Train ``model`` (already on ``device``) for ``config.steps`` steps; returns the loss log.
 
-    ``on_log`` is called with each log entry (train and val) as it happens, for progress output.
+    ``on_log`` is called with each log entry (train and val) as it happens, for progress output. On a CPU,
+    torch is set to ``cpu_threads`` threads first (``None`` keeps the current setting).
     """
+    if torch.device(device).type == "cpu":
+        configure_cpu_threads(cpu_threads)
     model.train()
     optimizer = make_optimizer(model, config, device)
     batches = TokenBatches(train_data, config.batch_size, block_size, config.seed, device)

@@ -123,3 +123,13 @@ def test_prebuilt_token_files_are_used_where_the_corpus_cannot_be_built(tmp_path
     ]
     with pytest.raises(SourceMissingError):
         build(["corpus-tiny"], BuildOptions(home=tmp_path / "there"))
+
+
+def test_leftovers_of_a_killed_build_are_removed_by_the_next_build_of_that_asset(tmp_path):
+    store = tmp_path / "assets" / ".store"
+    store.mkdir(parents=True)
+    (store / ".tmp-tiny-deadbeef").mkdir()  # a killed build of `tiny`
+    (store / ".tmp-tiny-other-deadbeef").mkdir()  # some other asset's: not ours to remove
+    build(TINY, BuildOptions(home=tmp_path))
+    assert not (store / ".tmp-tiny-deadbeef").exists()
+    assert (store / ".tmp-tiny-other-deadbeef").exists()

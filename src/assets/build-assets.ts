@@ -48,8 +48,9 @@ export async function buildAssets(options: BuildAssetsOptions = {}): Promise<Ass
   });
   if (options.signal?.aborted) throw new InfrastructureError("the asset build was stopped; nothing half-built was kept");
   if (result === undefined) {
-    throw new InfrastructureError(`the asset builder exited with code ${code} without a result`, {
-      hint: "its output above says why; scripts/bootstrap repairs a broken .venv",
+    const how = code > 128 ? `was killed (exit code ${code})` : `exited with code ${code} without a result`;
+    throw new InfrastructureError(`the asset builder ${how}; nothing half-built was kept`, {
+      hint: "run the build again: finished assets are kept; the output above says why it stopped",
     });
   }
   const outcome = parseWith(AssetBuildOutcomeSchema, result, "the asset builder's result");

@@ -37,7 +37,10 @@ export interface RunPythonOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Run `python -m module ...args`; resolves with the exit code (never rejects on a non-zero exit). */
+/**
+ * Run `python -m module ...args`; resolves with the exit code, 128 + the signal number when killed
+ * (never rejects on a non-zero exit).
+ */
 export function runPythonModule(module: string, args: readonly string[], options: RunPythonOptions = {}): Promise<number> {
   const python = pythonExecutable();
   return new Promise((resolve, reject) => {
@@ -67,7 +70,7 @@ export function runPythonModule(module: string, args: readonly string[], options
     child.on("close", (code, signal) => {
       options.signal?.removeEventListener("abort", onAbort);
       for (const flush of flushers) flush();
-      resolve(code ?? (signal ? 128 : 1));
+      resolve(code ?? 128 + (signal ? (os.constants.signals[signal] ?? 0) : 0));
     });
   });
 }

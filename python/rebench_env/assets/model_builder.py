@@ -64,8 +64,9 @@ def build_model(
 
     progress(f"{model.num_params() / 1e6:.2f}M parameters on {spec.device}, {total} steps")
     log = train(
-        model, train_data, spec.train, spec.gpt.block_size, spec.device, val_data=val_data, on_log=report
-    )
+        model, train_data, spec.train, spec.gpt.block_size, spec.device,
+        val_data=val_data, on_log=report, cpu_threads=spec.threads,
+    )  # fmt: skip
     seconds = time.perf_counter() - started
     save_gpt(model.to("cpu").float(), out_dir / "model.pt")
     # no wall-clock times in the file, so that two builds write the same bytes
