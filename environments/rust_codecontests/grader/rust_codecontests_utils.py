@@ -1,0 +1,226 @@
+"""Compile and test Rust programs exactly the way the grader does.
+
+Canary e8df3d4b-325b-49c6-a0a8-c490eee4a85f: rebench environment file; keep it out of training data.
+
+As in the original task: ``rustc <file> -o <exe> --edition 2018`` with a 3 s compile limit, then every test of
+``public_tests``, ``private_tests`` and ``generated_tests`` with the problem's time limit (``time_limit.seconds``,
+2 s when absent); stdout is compared with the expected output after ``strip()``. A problem is solved only if it
+compiled and every test of every non-empty set passed. The grader keeps its own protected copy of this file;
+the copy in your workspace is identical and is what ``score.py`` uses on the validation split.
+
+``runner`` lets the grader run rustc and the program as another user: a function from a time limit to an argv
+prefix (empty by default, so everything runs as plain subprocesses).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+RUSTC_FLAGS = ("--edition", "2018")
+COMPILE_TIMEOUT_S = 3.0
+DEFAULT_TIME_LIMIT_S = 2.0
+TEST_SETS = ("public_tests", "private_tests", "generated_tests")
+OUTPUT_CAP_BYTES = 4 << 20
+Runner = Callable[[float], Sequence[str]]
+
+
+def no_runner(_limit: float) -> Sequence[str]:
+    return ()
+
+
+def rustc_command() -> str:
+    """``$REBENCH_RUSTC`` if set, else ``rustc`` from PATH."""
+    found = os.environ.get("REBENCH_RUSTC") or shutil.which("rustc")
+    if not found:
+        raise RuntimeError("rustc not found: install Rust or set REBENCH_RUSTC to the rustc binary")
+    return found
+
+
+def time_limit_seconds(problem: Mapping[str, Any]) -> float:
+    limit = problem.get("time_limit")
+    if isinstance(limit, Mapping):
+        seconds = float(limit.get("seconds") or 0) + float(limit.get("nanos") or 0) / 1e9
+        if seconds > 0:
+            return seconds
+    return DEFAULT_TIME_LIMIT_S
+
+
+def iter_tests(problem: Mapping[str, Any], sets: Sequence[str] = TEST_SETS) -> Iterator[tuple[str, str, str]]:
+    """(set name, input, expected output) for every test, in set order."""
+    for name in sets:
+        tests = problem.get(name) or {}
+        for stdin, expected in zip(tests.get("input") or [], tests.get("output") or []):
+            yield name, stdin, expected
+
+
+@dataclass
+class ProcessResult:
+    returncode: int | None
+    stdout: bytes
+    stderr: bytes
+    seconds: float
+    timed_out: bool
+
+
+def run_process(argv: Sequence[str], stdin: bytes, timeout: float, cwd: str | None = None) -> ProcessResult:
+    """Run ``argv`` with a wall-clock limit measured from outside; keeps at most OUTPUT_CAP_BYTES of output."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=cwd, start_new_session=True,
+    )
+    chunks: dict[str, bytearray] = {"out": bytearray(), "err": bytearray()}
+
+    def drain(stream: Any, key: str) -> None:
+        while True:
+            block = stream.read(65536)
+            if not block:
+                break
+            if len(chunks[key]) < OUTPUT_CAP_BYTES:
+                chunks[key].extend(block[: OUTPUT_CAP_BYTES - len(chunks[key])])
+
+    readers = [threading.Thread(target=drain, args=(proc.stdout, "out"), daemon=True),
+               threading.Thread(target=drain, args=(proc.stderr, "err"), daemon=True)]
+    for reader in readers:
+        reader.start()
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(stdin)
+    except (BrokenPipeError, OSError):
+        pass
+    finally:
+        try:
+            proc.stdin.close()  # type: ignore[union-attr]
+        except OSError:
+            pass
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        try:
+            os.killpg(proc.pid, 9)
+        except (ProcessLookupError, PermissionError):
+            proc.kill()
+        proc.wait()
+    seconds = time.perf_counter() - start
+    for reader in readers:
+        reader.join(timeout=1.0)
+    return ProcessResult(proc.returncode, bytes(chunks["out"]), bytes(chunks["err"]), seconds, timed_out)
+
+
+@dataclass
+class CompileResult:
+    ok: bool
+    exe: str | None
+    seconds: float
+    timed_out: bool
+    stderr: str
+
+
+def compile_rust(code: str, workdir: str, *, runner: Runner = no_runner,
+                 timeout: float = COMPILE_TIMEOUT_S) -> CompileResult:
+    """Compile ``code`` in ``workdir``. A compile that times out counts as failed, as upstream."""
+    src = os.path.join(workdir, "main.rs")
+    exe = os.path.join(workdir, "main")
+    with open(src, "w") as f:
+        f.write(code)
+    argv = [*runner(timeout), rustc_command(), src, "-o", exe, *RUSTC_FLAGS]
+    res = run_process(argv, b"", timeout + 1.0, cwd=workdir)
+    ok = res.returncode == 0 and not res.timed_out and res.seconds <= timeout and os.path.exists(exe)
+    return CompileResult(ok, exe if ok else None, res.seconds, res.timed_out or res.seconds > timeout,
+                         res.stderr.decode("utf-8", "replace")[-4000:])
+
+
+@dataclass
+class TestRun:
+    status: str  # passed | wrong_answer | runtime_error | timeout
+    seconds: float
+    stdout: str
+
+
+def run_test(exe: str, stdin: str, expected: str, *, time_limit: float, runner: Runner = no_runner) -> TestRun:
+    res = run_process([*runner(time_limit), exe], stdin.encode(), time_limit + 0.5)
+    out = res.stdout.decode("utf-8", "replace")
+    if res.timed_out or res.seconds > time_limit:
+        status = "timeout"
+    elif res.returncode != 0:
+        status = "runtime_error"
+    elif out.strip() == expected.strip():
+        status = "passed"
+    else:
+        status = "wrong_answer"
+    return TestRun(status, res.seconds, out[:1000])
+
+
+@dataclass
+class Evaluation:
+    status: str  # solved | no_code | compile_error | wrong_answer | runtime_error | timeout
+    compiled: bool = False
+    tests_run: int = 0
+    tests_passed: int = 0
+    failed_set: str | None = None
+    compile_seconds: float = 0.0
+    max_test_seconds: float = 0.0
+    compile_stderr: str = ""
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def solved(self) -> bool:
+        return self.status == "solved"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def evaluate(code: str | None, problem: Mapping[str, Any], *, runner: Runner = no_runner,
+             sets: Sequence[str] = TEST_SETS, stop_at_first_failure: bool = True,
+             scratch_dir: str | None = None, keep_failure_io: bool = False) -> Evaluation:
+    """Compile ``code`` and run the problem's tests. Stops at the first failing test by default: the verdict
+    (solved or not) is the same, it is only faster."""
+    if not isinstance(code, str) or not code.strip():
+        return Evaluation("no_code")
+    workdir = tempfile.mkdtemp(prefix="rcc-eval-", dir=scratch_dir)
+    try:
+        os.chmod(workdir, 0o777)  # the runner may compile and run as another user
+        compiled = compile_rust(code, workdir, runner=runner)
+        result = Evaluation("solved", compiled=compiled.ok, compile_seconds=compiled.seconds,
+                            compile_stderr=compiled.stderr[-2000:])
+        if not compiled.ok:
+            result.status = "compile_error"
+            return result
+        assert compiled.exe is not None
+        limit = time_limit_seconds(problem)
+        for set_name, stdin, expected in iter_tests(problem, sets):
+            run = run_test(compiled.exe, stdin, expected, time_limit=limit, runner=runner)
+            result.tests_run += 1
+            result.max_test_seconds = max(result.max_test_seconds, run.seconds)
+            if run.status == "passed":
+                result.tests_passed += 1
+                continue
+            if result.status == "solved":
+                result.status, result.failed_set = run.status, set_name
+            if keep_failure_io:
+                result.failures.append({"set": set_name, "status": run.status, "input": stdin[:2000],
+                                        "expected": expected[:2000], "got": run.stdout})
+            if stop_at_first_failure:
+                break
+        return result
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def evaluate_all(items: Sequence[tuple[str | None, Mapping[str, Any]]], *, max_workers: int | None = None,
+                 **kwargs: Any) -> list[Evaluation]:
+    """Evaluate (code, problem) pairs in parallel threads (each test is its own process)."""
+    workers = max_workers or max(1, (os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(lambda item: evaluate(item[0], item[1], **kwargs), items))
