@@ -41,7 +41,7 @@ def check_problem(src: rp.ProblemSource, src_dir: Path, cache: Path, seed: str) 
     evaluation = rcu.evaluate(src.clean_solution, problem)
     if not evaluation.solved:
         issues.append(f"reference not solved under grader conditions: {evaluation.status} "
-                      f"in {evaluation.failed_set}: {evaluation.compile_stderr[-300:]}")
+                      f"in {evaluation.failed_set} (compile {evaluation.compile_seconds:.2f}s): {evaluation.compile_stderr[-300:]}")
     if evaluation.max_test_seconds > src.time_limit / 2:
         issues.append(f"reference too close to the time limit: {evaluation.max_test_seconds:.2f}s")
     brute, limit = _brute(src, src_dir)

@@ -5,7 +5,9 @@ Canary e8df3d4b-325b-49c6-a0a8-c490eee4a85f: rebench environment file; keep it o
 As in the original task: ``rustc <file> -o <exe> --edition 2018`` with a 3 s compile limit, then every test of
 ``public_tests``, ``private_tests`` and ``generated_tests`` with the problem's time limit (``time_limit.seconds``,
 2 s when absent); stdout is compared with the expected output after ``strip()``. A problem is solved only if it
-compiled and every test of every non-empty set passed. The grader keeps its own protected copy of this file;
+compiled and every test of every non-empty set passed. One deliberate difference: both limits apply to CPU time
+(measured from outside with ``wait4``), with a wall-clock backstop of 2 x limit + 1 s, so that a busy machine
+does not turn a correct program into a timeout. The grader keeps its own protected copy of this file;
 the copy in your workspace is identical and is what ``score.py`` uses on the validation split.
 
 ``runner`` lets the grader run rustc and the program as another user: a function from a time limit to an argv
@@ -34,6 +36,11 @@ Runner = Callable[[float], Sequence[str]]
 
 def no_runner(_limit: float) -> Sequence[str]:
     return ()
+
+
+def wall_limit(cpu_limit: float) -> float:
+    """The wall-clock backstop for a CPU-time limit (catches programs that sleep or block)."""
+    return 2 * cpu_limit + 1.0
 
 
 def rustc_command() -> str:
@@ -67,11 +74,14 @@ class ProcessResult:
     stdout: bytes
     stderr: bytes
     seconds: float
+    cpu_seconds: float
     timed_out: bool
 
 
 def run_process(argv: Sequence[str], stdin: bytes, timeout: float, cwd: str | None = None) -> ProcessResult:
-    """Run ``argv`` with a wall-clock limit measured from outside; keeps at most OUTPUT_CAP_BYTES of output."""
+    """Run ``argv`` and measure it from outside: wall time, and CPU time (user + system of the process and the
+    children it waited for, from ``wait4``). Killed after ``timeout`` wall seconds; keeps at most
+    OUTPUT_CAP_BYTES of each output stream."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -87,34 +97,44 @@ def run_process(argv: Sequence[str], stdin: bytes, timeout: float, cwd: str | No
             if len(chunks[key]) < OUTPUT_CAP_BYTES:
                 chunks[key].extend(block[: OUTPUT_CAP_BYTES - len(chunks[key])])
 
-    readers = [threading.Thread(target=drain, args=(proc.stdout, "out"), daemon=True),
-               threading.Thread(target=drain, args=(proc.stderr, "err"), daemon=True)]
-    for reader in readers:
-        reader.start()
-    try:
-        assert proc.stdin is not None
-        proc.stdin.write(stdin)
-    except (BrokenPipeError, OSError):
-        pass
-    finally:
+    def feed() -> None:
         try:
-            proc.stdin.close()  # type: ignore[union-attr]
-        except OSError:
+            assert proc.stdin is not None
+            proc.stdin.write(stdin)
+        except (BrokenPipeError, OSError):
             pass
-    timed_out = False
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
+        finally:
+            try:
+                proc.stdin.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
+
+    status: dict[str, Any] = {}
+
+    def reap() -> None:
+        _, code, usage = os.wait4(proc.pid, 0)
+        status["code"], status["cpu"] = os.waitstatus_to_exitcode(code), usage.ru_utime + usage.ru_stime
+
+    threads = [threading.Thread(target=drain, args=(proc.stdout, "out"), daemon=True),
+               threading.Thread(target=drain, args=(proc.stderr, "err"), daemon=True),
+               threading.Thread(target=feed, daemon=True)]
+    reaper = threading.Thread(target=reap, daemon=True)
+    for thread in [*threads, reaper]:
+        thread.start()
+    reaper.join(timeout)
+    timed_out = reaper.is_alive()
+    if timed_out:
         try:
             os.killpg(proc.pid, 9)
         except (ProcessLookupError, PermissionError):
             proc.kill()
-        proc.wait()
+        reaper.join()
     seconds = time.perf_counter() - start
-    for reader in readers:
-        reader.join(timeout=1.0)
-    return ProcessResult(proc.returncode, bytes(chunks["out"]), bytes(chunks["err"]), seconds, timed_out)
+    proc.returncode = status.get("code")
+    for thread in threads:
+        thread.join(timeout=1.0)
+    return ProcessResult(status.get("code"), bytes(chunks["out"]), bytes(chunks["err"]), seconds,
+                         float(status.get("cpu", 0.0)), timed_out)
 
 
 @dataclass
@@ -134,9 +154,10 @@ def compile_rust(code: str, workdir: str, *, runner: Runner = no_runner,
     with open(src, "w") as f:
         f.write(code)
     argv = [*runner(timeout), rustc_command(), src, "-o", exe, *RUSTC_FLAGS]
-    res = run_process(argv, b"", timeout + 1.0, cwd=workdir)
-    ok = res.returncode == 0 and not res.timed_out and res.seconds <= timeout and os.path.exists(exe)
-    return CompileResult(ok, exe if ok else None, res.seconds, res.timed_out or res.seconds > timeout,
+    res = run_process(argv, b"", wall_limit(timeout), cwd=workdir)
+    too_slow = res.timed_out or res.cpu_seconds > timeout
+    ok = res.returncode == 0 and not too_slow and os.path.exists(exe)
+    return CompileResult(ok, exe if ok else None, res.cpu_seconds, too_slow,
                          res.stderr.decode("utf-8", "replace")[-4000:])
 
 
@@ -148,9 +169,9 @@ class TestRun:
 
 
 def run_test(exe: str, stdin: str, expected: str, *, time_limit: float, runner: Runner = no_runner) -> TestRun:
-    res = run_process([*runner(time_limit), exe], stdin.encode(), time_limit + 0.5)
+    res = run_process([*runner(time_limit), exe], stdin.encode(), wall_limit(time_limit))
     out = res.stdout.decode("utf-8", "replace")
-    if res.timed_out or res.seconds > time_limit:
+    if res.timed_out or res.cpu_seconds > time_limit:
         status = "timeout"
     elif res.returncode != 0:
         status = "runtime_error"
@@ -158,7 +179,7 @@ def run_test(exe: str, stdin: str, expected: str, *, time_limit: float, runner: 
         status = "passed"
     else:
         status = "wrong_answer"
-    return TestRun(status, res.seconds, out[:1000])
+    return TestRun(status, res.cpu_seconds, out[:1000])
 
 
 @dataclass
