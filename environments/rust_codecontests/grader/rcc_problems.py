@@ -39,7 +39,7 @@ from typing import Any, Callable
 from rust_codecontests_utils import RUSTC_FLAGS, run_process, rustc_command
 
 DIFFICULTY_BY_INDEX = {"A": 7, "B": 8, "C": 9, "D": 10, "E": 11, "F": 12}
-STRIPPED_FIELDS = ("generated_tests", "incorrect_solutions", "private_tests", "solutions")
+STRIPPED_FIELDS = ("generated_tests", "incorrect_solutions", "private_tests", "solutions", "generator")
 MARKER = re.compile(r"[ \t]*// @[a-z-]+[ \t]*$", re.MULTILINE)
 
 
@@ -121,10 +121,15 @@ def compile_cached(code: str, cache_dir: Path, flags: tuple[str, ...] = RUSTC_FL
         shutil.rmtree(work, ignore_errors=True)
 
 
-def compile_references(sources: list[ProblemSource], cache_dir: Path, workers: int | None = None) -> dict[str, Path]:
-    """Problem id -> compiled reference, compiled in parallel and cached by hash."""
+ORACLE_FLAGS = (*RUSTC_FLAGS, "-O", "-C", "strip=symbols")
+
+
+def compile_references(sources: list[ProblemSource], cache_dir: Path, workers: int | None = None,
+                       flags: tuple[str, ...] = ORACLE_FLAGS) -> dict[str, Path]:
+    """Problem id -> compiled reference (optimized: it is the oracle for expected outputs), compiled in parallel
+    and cached by hash."""
     with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        exes = list(pool.map(lambda s: compile_cached(s.clean_solution, cache_dir), sources))
+        exes = list(pool.map(lambda s: compile_cached(s.clean_solution, cache_dir, flags), sources))
     return {s.id: exe for s, exe in zip(sources, exes)}
 
 
@@ -160,10 +165,11 @@ def _tests(inputs: list[str], outputs: list[str]) -> dict[str, list[str]]:
     return {"input": list(inputs), "output": list(outputs)}
 
 
-def build_problem(src: ProblemSource, exe: Path, seed: str) -> dict[str, Any]:
-    """One problem in CodeContests' shape, generated tests drawn from ``seed``."""
+def build_problem(src: ProblemSource, exe: Path, seed: str | None) -> dict[str, Any]:
+    """One problem in CodeContests' shape, generated tests drawn from ``seed`` (none when ``seed`` is None: the
+    grader draws them on every scoring call)."""
     public_out = oracle(exe, src.public)
-    generated = generated_inputs(src, seed)
+    generated = generated_inputs(src, seed) if seed is not None else []
     contest, _, _ = src.name.partition("_")
     index = src.name.partition("_")[2][:1] or _index(src.rating)
     seconds = int(src.time_limit)
@@ -189,6 +195,14 @@ def build_problem(src: ProblemSource, exe: Path, seed: str) -> dict[str, Any]:
         "input_file": "",
         "output_file": "",
     }
+
+
+def fresh_generated_tests(src_path: str, exe: str, seed: str) -> dict[str, list[str]]:
+    """Draw one problem's generated tests anew (a top-level function, so a process pool can run it)."""
+    module = _load_module(Path(src_path))
+    rng = random.Random(f"{seed}/{Path(src_path).stem}")
+    inputs = [module.generate(rng, i) for i in range(int(getattr(module, "N_GENERATED", 8)))]
+    return _tests(inputs, oracle(Path(exe), inputs))
 
 
 def strip_for_module(problem: dict[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,9 @@ prefix (empty by default, so everything runs as plain subprocesses).
 
 from __future__ import annotations
 
+import math
 import os
+import resource
 import shutil
 import subprocess
 import tempfile
@@ -78,15 +80,23 @@ class ProcessResult:
     timed_out: bool
 
 
-def run_process(argv: Sequence[str], stdin: bytes, timeout: float, cwd: str | None = None) -> ProcessResult:
+def run_process(argv: Sequence[str], stdin: bytes, timeout: float, cwd: str | None = None,
+                cpu_limit: float | None = None, env: Mapping[str, str] | None = None,
+                output_cap: int = OUTPUT_CAP_BYTES) -> ProcessResult:
     """Run ``argv`` and measure it from outside: wall time, and CPU time (user + system of the process and the
-    children it waited for, from ``wait4``). Killed after ``timeout`` wall seconds; keeps at most
-    OUTPUT_CAP_BYTES of each output stream."""
+    children it waited for, from ``wait4``). Killed after ``timeout`` wall seconds, or by the kernel soon after
+    ``cpu_limit`` CPU seconds (RLIMIT_CPU, best effort); keeps at most ``output_cap`` bytes of each stream."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        cwd=cwd, start_new_session=True,
+        cwd=cwd, start_new_session=True, env=None if env is None else dict(env),
     )
+    if cpu_limit is not None:
+        soft = int(math.ceil(cpu_limit)) + 1
+        try:
+            resource.prlimit(proc.pid, resource.RLIMIT_CPU, (soft, soft + 1))
+        except (OSError, ValueError):
+            pass  # the process already exited or changed user; the wall-clock limit still applies
     chunks: dict[str, bytearray] = {"out": bytearray(), "err": bytearray()}
 
     def drain(stream: Any, key: str) -> None:
@@ -94,8 +104,8 @@ def run_process(argv: Sequence[str], stdin: bytes, timeout: float, cwd: str | No
             block = stream.read(65536)
             if not block:
                 break
-            if len(chunks[key]) < OUTPUT_CAP_BYTES:
-                chunks[key].extend(block[: OUTPUT_CAP_BYTES - len(chunks[key])])
+            if len(chunks[key]) < output_cap:
+                chunks[key].extend(block[: output_cap - len(chunks[key])])
 
     def feed() -> None:
         try:
@@ -154,7 +164,7 @@ def compile_rust(code: str, workdir: str, *, runner: Runner = no_runner,
     with open(src, "w") as f:
         f.write(code)
     argv = [*runner(timeout), rustc_command(), src, "-o", exe, *RUSTC_FLAGS]
-    res = run_process(argv, b"", wall_limit(timeout), cwd=workdir)
+    res = run_process(argv, b"", wall_limit(timeout), cwd=workdir, cpu_limit=timeout)
     too_slow = res.timed_out or res.cpu_seconds > timeout
     ok = res.returncode == 0 and not too_slow and os.path.exists(exe)
     return CompileResult(ok, exe if ok else None, res.cpu_seconds, too_slow,
@@ -169,7 +179,7 @@ class TestRun:
 
 
 def run_test(exe: str, stdin: str, expected: str, *, time_limit: float, runner: Runner = no_runner) -> TestRun:
-    res = run_process([*runner(time_limit), exe], stdin.encode(), wall_limit(time_limit))
+    res = run_process([*runner(time_limit), exe], stdin.encode(), wall_limit(time_limit), cpu_limit=time_limit)
     out = res.stdout.decode("utf-8", "replace")
     if res.timed_out or res.cpu_seconds > time_limit:
         status = "timeout"
@@ -202,6 +212,28 @@ class Evaluation:
         return asdict(self)
 
 
+def evaluate_exe(exe: str, problem: Mapping[str, Any], result: Evaluation, *, runner: Runner = no_runner,
+                 sets: Sequence[str] = TEST_SETS, stop_at_first_failure: bool = True,
+                 keep_failure_io: bool = False) -> Evaluation:
+    """Run the tests of ``sets`` on a compiled program, updating and returning ``result``."""
+    limit = time_limit_seconds(problem)
+    for set_name, stdin, expected in iter_tests(problem, sets):
+        run = run_test(exe, stdin, expected, time_limit=limit, runner=runner)
+        result.tests_run += 1
+        result.max_test_seconds = max(result.max_test_seconds, run.seconds)
+        if run.status == "passed":
+            result.tests_passed += 1
+            continue
+        if result.status == "solved":
+            result.status, result.failed_set = run.status, set_name
+        if keep_failure_io:
+            result.failures.append({"set": set_name, "status": run.status, "input": stdin[:2000],
+                                    "expected": expected[:2000], "got": run.stdout})
+        if stop_at_first_failure:
+            break
+    return result
+
+
 def evaluate(code: str | None, problem: Mapping[str, Any], *, runner: Runner = no_runner,
              sets: Sequence[str] = TEST_SETS, stop_at_first_failure: bool = True,
              scratch_dir: str | None = None, keep_failure_io: bool = False) -> Evaluation:
@@ -219,22 +251,8 @@ def evaluate(code: str | None, problem: Mapping[str, Any], *, runner: Runner = n
             result.status = "compile_error"
             return result
         assert compiled.exe is not None
-        limit = time_limit_seconds(problem)
-        for set_name, stdin, expected in iter_tests(problem, sets):
-            run = run_test(compiled.exe, stdin, expected, time_limit=limit, runner=runner)
-            result.tests_run += 1
-            result.max_test_seconds = max(result.max_test_seconds, run.seconds)
-            if run.status == "passed":
-                result.tests_passed += 1
-                continue
-            if result.status == "solved":
-                result.status, result.failed_set = run.status, set_name
-            if keep_failure_io:
-                result.failures.append({"set": set_name, "status": run.status, "input": stdin[:2000],
-                                        "expected": expected[:2000], "got": run.stdout})
-            if stop_at_first_failure:
-                break
-        return result
+        return evaluate_exe(compiled.exe, problem, result, runner=runner, sets=sets,
+                            stop_at_first_failure=stop_at_first_failure, keep_failure_io=keep_failure_io)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
