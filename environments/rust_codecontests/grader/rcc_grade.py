@@ -28,7 +28,7 @@ import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -121,34 +121,42 @@ def score_summary(n_problems: int, n_successes: int, task: str) -> tuple[float, 
     return score, {"n_problems": n_problems, "n_successes": n_successes, "standard_error": stderr}
 
 
+ServiceFactory = Callable[[str, str, Path], ModelService]
+
+
+def pool_factory(tables: Mapping[str, Any], config: VariantConfig) -> ServiceFactory:
+    """This call's private model: the hidden split's pools, one key with the variant's scoring budget."""
+    def make(api_key: str, seed: str, state: Path) -> ModelService:
+        budget = config.scoring_budget_usd if config.scoring_budget_usd is not None else math.inf
+        return ModelService(tables, {api_key: KeySpec(budget, config.hidden_splits, "scoring")}, seed, state)
+
+    return make
+
+
 def grade(config: VariantConfig, protected: Path, workspace: Path, module_path: str, task: str,
-          problems: list[dict[str, Any]], tables: Mapping[str, Any] | None, base_url: str | None = None,
-          api_key: str | None = None) -> dict[str, Any]:
-    """One scoring call; returns {outcome, message, details}. ``tables`` None = an external model endpoint."""
+          problems: list[dict[str, Any]], make_service: ServiceFactory) -> dict[str, Any]:
+    """One scoring call; returns {outcome, message, details}."""
     started = time.time()
     seed = secrets.token_hex(16)
     if config.problems_source == "archive":
         problems = fresh_problems(protected, problems, seed)
     state = Path(tempfile.mkdtemp(prefix="rcc-model-"))
-    server, service = None, None
+    api_key = "sk-rcc-score-" + secrets.token_hex(16)
+    service = make_service(api_key, seed, state)
+    server = start_server(service)
     try:
-        if tables is not None:
-            api_key = "sk-rcc-score-" + secrets.token_hex(16)
-            budget = config.scoring_budget_usd if config.scoring_budget_usd is not None else math.inf
-            service = ModelService(tables, {api_key: KeySpec(budget, config.hidden_splits, "scoring")}, seed, state)
-            server = start_server(service)
-            base_url = f"http://127.0.0.1:{server.server_port}/v1"
-        assert base_url is not None and api_key is not None
+        base_url = f"http://127.0.0.1:{server.server_port}/v1"
         run = run_agent_module(module_path, str(workspace), problems, base_url, api_key, config, seed)
     finally:
-        if server is not None:
-            server.shutdown()
+        server.shutdown()
     generated_at = time.time()
     scratch = os.environ.get("REBENCH_SCRATCH_DIR") or None
     evaluations = rcu.evaluate_all(
         [(run["solutions"].get(p["name"]), p) for p in problems],
         max_workers=config.eval_workers or os.cpu_count() or 1,
         runner=lambda limit: agent_prefix(rcu.wall_limit(limit)), scratch_dir=scratch)
+    usage = {"spent_usd": round(service.spent.get(api_key, 0.0), 6), "budget_usd": config.scoring_budget_usd,
+             **_usage_totals(service.usage_path)}
     shutil.rmtree(state, ignore_errors=True)
     per_problem = {}
     for p, ev in zip(problems, evaluations):
@@ -158,10 +166,6 @@ def grade(config: VariantConfig, protected: Path, workspace: Path, module_path: 
         per_problem[p["name"]] = entry
     n_successes = sum(1 for ev in evaluations if ev.solved)
     score, message = score_summary(len(problems), n_successes, task)
-    usage = None
-    if service is not None:
-        usage = {"spent_usd": round(service.spent.get(api_key, 0.0), 6), "budget_usd": config.scoring_budget_usd,
-                 **_usage_totals(state_log=service.usage_path)}
     details = {"variant": config.name, "seed": seed, "score": score, "n_successes": n_successes,
                "problems": per_problem, "usage": usage,
                "runner": {k: run[k] for k in ("finished", "returncode", "timed_out", "seconds", "stderr_tail")},
@@ -172,10 +176,10 @@ def grade(config: VariantConfig, protected: Path, workspace: Path, module_path: 
     return {"outcome": outcome_scored(score), "message": message, "details": details}
 
 
-def _usage_totals(state_log: Path) -> dict[str, Any]:
+def _usage_totals(usage_log: Path) -> dict[str, Any]:
     totals = {"requests": 0, "refused": 0, "prompt_tokens": 0, "completion_tokens": 0}
-    if state_log.exists():
-        for line in state_log.read_text().splitlines():
+    if usage_log.exists():
+        for line in usage_log.read_text().splitlines():
             rec = json.loads(line)
             totals["requests"] += 1
             totals["refused"] += int(bool(rec["refused"]))
@@ -199,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     if config.problems_source == "archive":
         problems = load_jsonl(args.protected / "test.jsonl")
         result = grade(config, args.protected, args.workspace, module, args.task, problems,
-                       load_tables(args.protected / "model" / "hidden.json.gz"))
+                       pool_factory(load_tables(args.protected / "model" / "hidden.json.gz"), config))
     else:
         import rcc_paper
 

@@ -10,6 +10,7 @@ OpenAI-style ``insufficient_quota`` error. Answers are deterministic given the s
 request and how many identical requests came before it (a request with ``seed`` ignores that count).
 
     python rcc_model_service.py --tables model_tables.json.gz --keys keys.json --state-dir DIR --port-file F
+    python rcc_model_service.py --proxy --keys keys.json --state-dir DIR   (paper: a real endpoint, see rcc_paper)
 """
 
 from __future__ import annotations
@@ -57,12 +58,25 @@ def load_keys(path: Path) -> dict[str, KeySpec]:
     return {k: KeySpec(float(v["budget_usd"]), tuple(v["splits"]), v.get("label", "key")) for k, v in raw.items()}
 
 
+class Refused(Exception):
+    """The key's remaining credit cannot pay for the request."""
+
+
+class UpstreamError(Exception):
+    def __init__(self, status: int, payload: dict[str, Any]):
+        super().__init__(f"upstream error {status}")
+        self.status, self.payload = status, payload
+
+
 def error(status: int, message: str, kind: str, code: str | None = None) -> tuple[int, dict[str, Any]]:
     return status, {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
 class ModelService:
     """The request handling, without HTTP (tests and the grader call it directly)."""
+
+    charge_before = True  # the pools cost nothing to consult: refuse before answering if the answer costs too much
+    prices = (PROMPT_PRICE, COMPLETION_PRICE)
 
     def __init__(self, problems: Mapping[str, Any], keys: Mapping[str, KeySpec], seed: str, state_dir: Path):
         self.problems = problems
@@ -107,7 +121,34 @@ class ModelService:
             return error(400, f"Need 1 <= n <= {MAX_N}, 0 <= temperature <= 2 and max_tokens >= 1.",
                          "invalid_request_error")
         spec = self.keys[api_key]
+        try:
+            payload, p_tokens, c_tokens, log = self.respond(body, api_key, spec, n, temperature, max_tokens)
+        except Refused as exc:
+            return error(429, str(exc), "insufficient_quota", "insufficient_quota")
+        except UpstreamError as exc:
+            return exc.status, exc.payload
+        cost = p_tokens * self.prices[0] + c_tokens * self.prices[1]
+        with self.lock:
+            refused = self.charge_before and cost > self.remaining(api_key) + 1e-12
+            if not refused:
+                self.spent[api_key] = self.spent.get(api_key, 0.0) + cost
+                tmp = self.ledger_path.with_suffix(".tmp")
+                tmp.write_text(json.dumps(self.spent))
+                os.replace(tmp, self.ledger_path)
+            self._log({"t": round(time.time(), 3), "key": spec.label, **log, "n": n, "temperature": temperature,
+                       "prompt_tokens": p_tokens, "completion_tokens": c_tokens, "cost": cost,
+                       "refused": refused, "spent": self.spent.get(api_key, 0.0)})
+        if refused:
+            return error(429, f"You exceeded your current quota (budget ${spec.budget:.2f}, "
+                              f"${self.remaining(api_key):.4f} left; this request costs ${cost:.4f}).",
+                         "insufficient_quota", "insufficient_quota")
+        return 200, payload
+
+    def respond(self, body: Mapping[str, Any], api_key: str, spec: KeySpec, n: int, temperature: float,
+                max_tokens: int | None) -> tuple[dict[str, Any], int, int, dict[str, Any]]:
+        """The completion (payload, prompt tokens, completion tokens, fields for the usage log): from the pools."""
         index, known = self._index(spec.splits)
+        messages = body["messages"]
         features = read_prompt(messages, index, known)
         problem = known.get(features.problem) if features.problem else None
         rng = random.Random(self._request_seed(api_key, body))
@@ -128,29 +169,15 @@ class ModelService:
             choices.append({"index": i, "message": {"role": "assistant", "content": text},
                             "finish_reason": finish, "logprobs": None})
         p_tokens = prompt_tokens(messages)
-        cost = p_tokens * PROMPT_PRICE + completion_tokens * COMPLETION_PRICE
-        with self.lock:
-            refused = cost > self.remaining(api_key) + 1e-12
-            if not refused:
-                self.spent[api_key] = self.spent.get(api_key, 0.0) + cost
-                tmp = self.ledger_path.with_suffix(".tmp")
-                tmp.write_text(json.dumps(self.spent))
-                os.replace(tmp, self.ledger_path)
-            self._log({"t": round(time.time(), 3), "key": spec.label, "problem": features.problem,
-                       "features": features.to_json(), "n": n, "temperature": temperature,
-                       "prompt_tokens": p_tokens, "completion_tokens": completion_tokens, "cost": cost,
-                       "labels": labels, "refused": refused, "spent": self.spent.get(api_key, 0.0)})
-        if refused:
-            return error(429, f"You exceeded your current quota (budget ${spec.budget:.2f}, "
-                              f"${self.remaining(api_key):.4f} left; this request costs ${cost:.4f}).",
-                         "insufficient_quota", "insufficient_quota")
-        return 200, {
+        payload = {
             "id": "chatcmpl-" + hashlib.sha256(repr((self.seed, api_key, body, time.time())).encode()).hexdigest()[:24],
             "object": "chat.completion", "created": int(time.time()), "model": str(body.get("model") or MODEL_ID),
             "choices": choices, "system_fingerprint": "rcc-pools",
             "usage": {"prompt_tokens": p_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": p_tokens + completion_tokens},
         }
+        return payload, p_tokens, completion_tokens, {"problem": features.problem, "features": features.to_json(),
+                                                       "labels": labels}
 
     def _request_seed(self, api_key: str, body: Mapping[str, Any]) -> str:
         canonical = json.dumps(body, sort_keys=True, default=str)
@@ -229,7 +256,8 @@ def start_server(service: ModelService, host: str = "127.0.0.1", port: int = 0) 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tables", type=Path, required=True)
+    parser.add_argument("--tables", type=Path, help="candidate pools (model_tables json.gz)")
+    parser.add_argument("--proxy", action="store_true", help="forward to the real endpoint (paper variant, see rcc_paper)")
     parser.add_argument("--keys", type=Path, required=True, help='{"keys": {KEY: {"budget_usd", "splits"}}}')
     parser.add_argument("--state-dir", type=Path, required=True, help="ledger and usage log (grader-only)")
     parser.add_argument("--seed", default=None, help="default: fresh from the OS")
@@ -238,7 +266,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port-file", type=Path, help="written once listening: the base URL")
     args = parser.parse_args(argv)
     seed = args.seed or os.urandom(16).hex()
-    service = ModelService(load_tables(args.tables), load_keys(args.keys), seed, args.state_dir)
+    if args.proxy:
+        from rcc_paper import ProxyService, upstream_from_env
+
+        url, key, prices = upstream_from_env()
+        service: ModelService = ProxyService(url, key, load_keys(args.keys), args.state_dir, prices)
+    elif args.tables:
+        service = ModelService(load_tables(args.tables), load_keys(args.keys), seed, args.state_dir)
+    else:
+        parser.error("give --tables, or --proxy")
     server = ThreadingHTTPServer((args.host, args.port), make_handler(service))
     if args.port_file:
         tmp = args.port_file.with_suffix(".tmp")

@@ -26,12 +26,12 @@ from typing import Any, Mapping, Sequence
 
 from rcc_prompt import PromptFeatures
 
-SKILL_CENTER = 1450.0
-SKILL_SCALE = 200.0
+SKILL_CENTER = 1200.0
+SKILL_SCALE = 150.0
 REASONING_BONUS = 0.8
 EXAMPLES_PENALTY = 1.2
 COVERAGE_PENALTY = 4.0
-CORRECT_CAP = 0.85
+CORRECT_CAP = 0.7
 WRONG_SHARES = {"wrong_hidden": 0.40, "wrong_public": 0.25, "compile_error": 0.25, "too_slow": 0.10}
 CORRECT_VARIANT_WEIGHT = 0.5
 CORRUPTION_PER_UNIT = 0.5

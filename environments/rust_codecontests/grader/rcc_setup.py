@@ -9,8 +9,8 @@ Run as the grader user (or as root with --user grader), from the protected dir:
 
  * with --build, copies BUILD_DIR/workspace/* into $REBENCH_WORKSPACE and BUILD_DIR/protected/* into
    $REBENCH_PROTECTED (files already there are kept);
- * starts rcc_model_service.py as a daemon answering for the validation split only, with one API key for the
-   agent and the variant's whole-run credit budget; its tables, keys, ledger and usage log stay in
+ * starts rcc_model_service.py as a daemon answering for the validation split only (paper: a proxy to the real
+   endpoint, see rcc_paper.py), with one API key for the agent and the variant's whole-run credit budget; its tables, keys, ledger and usage log stay in
    $REBENCH_PROTECTED/service (mode 0700). Running it again reuses a live service;
  * writes $REBENCH_WORKSPACE/model_endpoint.json ({"base_url", "api_key", "model"}) and api_key.txt for the agent.
 """
@@ -52,7 +52,7 @@ def alive(base_url: str) -> bool:
         return False
 
 
-def start_service(protected: Path, variant: str, user: str | None, tables: Path | None = None) -> dict[str, str]:
+def start_service(protected: Path, variant: str, user: str | None, proxy: bool = False) -> dict[str, str]:
     """Start (or find) the validation service; returns {base_url, api_key}."""
     state = protected / "service"
     state.mkdir(parents=True, exist_ok=True)
@@ -74,8 +74,8 @@ def start_service(protected: Path, variant: str, user: str | None, tables: Path 
     if user:
         shutil.chown(state, user, user)
         shutil.chown(keys_path, user, user)
-    argv = [*prefix, sys.executable, str(HERE / "rcc_model_service.py"),
-            "--tables", str(tables or protected / "model" / "valid.json.gz"), "--keys", str(keys_path),
+    source = ["--proxy"] if proxy else ["--tables", str(protected / "model" / "valid.json.gz")]
+    argv = [*prefix, sys.executable, str(HERE / "rcc_model_service.py"), *source, "--keys", str(keys_path),
             "--state-dir", str(state), "--port-file", str(endpoint_path)]
     log = open(state / "service.log", "ab")
     subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True)
@@ -102,9 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.build:
         overlay(args.build / "workspace", args.workspace)
         overlay(args.build / "protected", args.protected)
-    if VARIANTS[args.variant].problems_source != "archive":
-        return 0  # paper: the agent uses the configured external endpoint (see rcc_paper.py)
-    info = start_service(args.protected, args.variant, args.user)
+    proxy = VARIANTS[args.variant].problems_source != "archive"  # paper: a proxy to the real endpoint
+    info = start_service(args.protected, args.variant, args.user, proxy)
     write_endpoint(args.workspace, info, VARIANTS[args.variant].model)
     print(f"model service for the validation split at {info['base_url']}", file=sys.stderr)
     return 0
