@@ -13,7 +13,7 @@ import importlib.util
 import json
 import os
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +33,12 @@ def _brute(src: rp.ProblemSource, src_dir: Path) -> tuple[Any, int]:
     return getattr(module, "brute", None), int(getattr(module, "BRUTE_LIMIT", BRUTE_MAX_INPUT))
 
 
-def check_problem(src: rp.ProblemSource, src_dir: Path, cache: Path, seed: str) -> dict[str, Any]:
-    """Problems found for one problem (an empty list when it is fine) and its slowest test."""
+def check_problem(problem_id: str, src_dir: Path, cache: Path, seed: str) -> dict[str, Any]:
+    """Problems found for one problem (an empty list when it is fine) and its slowest test. The expected outputs
+    come from the optimized reference; the check runs the reference as the grader compiles it (no -O)."""
+    src = next(s for s in rp.load_sources(src_dir) if s.id == problem_id)
     issues: list[str] = []
-    exe = rp.compile_cached(src.clean_solution, cache)
+    exe = rp.compile_cached(src.clean_solution, cache, rp.ORACLE_FLAGS)
     problem = rp.build_problem(src, exe, seed)
     evaluation = rcu.evaluate(src.clean_solution, problem)
     if not evaluation.solved:
@@ -71,10 +73,12 @@ def check_problem(src: rp.ProblemSource, src_dir: Path, cache: Path, seed: str) 
 
 def check_all(src_dir: Path, cache: Path, only: set[str] | None = None, seed: str = "check",
               workers: int | None = None) -> list[dict[str, Any]]:
+    """Check problems in parallel processes (generators and brute forces are Python: threads would share a GIL)."""
     sources = [s for s in rp.load_sources(src_dir) if only is None or s.id in only]
     rp.compile_references(sources, cache, workers)
-    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        return list(pool.map(lambda s: check_problem(s, src_dir, cache, seed), sources))
+    with ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+        futures = [pool.submit(check_problem, s.id, src_dir, cache, seed) for s in sources]
+        return [f.result() for f in futures]
 
 
 def main(argv: list[str] | None = None) -> int:
