@@ -11,7 +11,7 @@ Run as the grader user (or as root with --user grader), from the protected dir:
    $REBENCH_PROTECTED (files already there are kept);
  * starts rcc_model_service.py as a daemon answering for the validation split only (paper: a proxy to the real
    endpoint, see rcc_paper.py), with one API key for the agent and the variant's whole-run credit budget; its tables, keys, ledger and usage log stay in
-   $REBENCH_PROTECTED/service (mode 0700). Running it again reuses a live service;
+   $REBENCH_PROTECTED/service (mode 0700), its process id in service.pid. Running it again reuses a live service;
  * writes $REBENCH_WORKSPACE/model_endpoint.json ({"base_url", "api_key", "model"}) and api_key.txt for the agent.
 """
 
@@ -78,7 +78,9 @@ def start_service(protected: Path, variant: str, user: str | None, proxy: bool =
     argv = [*prefix, sys.executable, str(HERE / "rcc_model_service.py"), *source, "--keys", str(keys_path),
             "--state-dir", str(state), "--port-file", str(endpoint_path)]
     log = open(state / "service.log", "ab")
-    subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True)
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+                            close_fds=True)
+    (state / "service.pid").write_text(f"{proc.pid}\n")
     for _ in range(200):
         if endpoint_path.exists():
             return {"base_url": endpoint_path.read_text().strip(), "api_key": api_key}
