@@ -103,6 +103,8 @@ def build(variant: str, out: Path, archive_path: Path = archive.DEFAULT_ARCHIVE,
         ids = {built[i]["name"]: i for i in built}
         if out.exists():
             shutil.rmtree(out)
+        out.mkdir(parents=True)
+        os.chmod(out, 0o700)  # hidden data: readable by the builder only until the harness places it
         ws, prot = out / "workspace", out / "protected"
         _jsonl(ws / "data" / "valid.jsonl", [built[i] for i in valid_ids])
         for shared in ("rust_codecontests_utils.py", "rcc_module_runner.py"):  # one source, two copies
