@@ -60,47 +60,42 @@ def start(client: Client, p: dict[str, Any]) -> bool:
     return bool(texts) and label_of(texts[0], p) == "correct"  # the raw completion is the program
 
 
-def reference(client: Client, p: dict[str, Any]) -> bool:
-    prompt = ("Please solve this coding contest problem in Rust. Reply with the complete program in a single "
-              f"```rust code block.\n\n{p['description']}")
-    counts: collections.Counter[str] = collections.Counter()
-    for _ in range(2):
-        texts = client.ask(prompt, n=8)
-        if texts is None:
-            break
-        for t in texts:
-            code = extract(t)
-            if code is not None and label_of(code, p) in PASSES_EXAMPLES:
-                counts[code] += 1
-        if counts:
-            return label_of(counts.most_common(1)[0][0], p) == "correct"
-    return False
-
-
-def better(client: Client, p: dict[str, Any]) -> bool:
-    base = ("Solve this competitive programming problem in Rust. Think step by step about the approach first, "
-            "then give only the complete program in one ```rust code block.\n\n" + p["description"])
+def sample_and_filter(client: Client, p: dict[str, Any], prompt: str, n: int, rounds: int,
+                      repair: bool = False) -> bool:
+    """Rounds of n samples; programs that pass the examples are counted (with `repair`, a failing one is sent
+    back once with feedback); the most frequent passing program is the answer."""
     passing: collections.Counter[str] = collections.Counter()
-    for _ in range(3):
-        texts = client.ask(base, n=6)
+    for _ in range(rounds):
+        texts = client.ask(prompt, n=n)
         if texts is None:
             break
         for t in texts:
             code = extract(t)
             lab = label_of(code, p)
-            if lab in PASSES_EXAMPLES:
-                passing[code] += 1  # type: ignore[index]
-            elif code is not None:
-                feedback = "It fails to compile:\nerror[E0308]: mismatched types" if lab == "compile_error" else \
-                    "It fails the first example: wrong answer, expected output differs."
-                fixed = client.ask(f"{base}\n\nThis attempt is wrong:\n```rust\n{code}\n```\n{feedback}\nFix it.")
-                if fixed:
-                    code2 = extract(fixed[0])
-                    if label_of(code2, p) in PASSES_EXAMPLES:
-                        passing[code2] += 1  # type: ignore[index]
+            if code is not None and lab in PASSES_EXAMPLES:
+                passing[code] += 1
+            elif code is not None and repair:
+                feedback = ("It fails to compile:\nerror[E0308]: mismatched types" if lab == "compile_error" else
+                            "It fails the first example: wrong answer, expected output differs.")
+                fixed = client.ask(f"{prompt}\n\nThis attempt is wrong:\n```rust\n{code}\n```\n{feedback}\nFix it.")
+                code2 = extract(fixed[0]) if fixed else None
+                if code2 is not None and label_of(code2, p) in PASSES_EXAMPLES:
+                    passing[code2] += 1
         if passing:
             return label_of(passing.most_common(1)[0][0], p) == "correct"
     return False
+
+
+def reference(client: Client, p: dict[str, Any]) -> bool:
+    prompt = ("Please solve this coding contest problem in Rust. Reply with the complete program in a single "
+              f"```rust code block.\n\n{p['description']}")
+    return sample_and_filter(client, p, prompt, n=8, rounds=2)
+
+
+def better(client: Client, p: dict[str, Any]) -> bool:
+    prompt = ("Solve this competitive programming problem in Rust. Think step by step about the approach first, "
+              "then give only the complete program in one ```rust code block.\n\n" + p["description"])
+    return sample_and_filter(client, p, prompt, n=6, rounds=3, repair=True)
 
 
 SCAFFOLDS: dict[str, Callable[[Client, dict[str, Any]], bool]] = {"start": start, "reference": reference,
