@@ -29,6 +29,6 @@ class VariantConfig:
 
 VARIANTS = {
     "mini": VariantConfig("mini", "archive", ("test",), scoring_budget_usd=0.60, agent_budget_usd=20.0),
-    "gpu": VariantConfig("gpu", "archive", ("test", "extra"), scoring_budget_usd=1.20, agent_budget_usd=40.0),
+    "gpu": VariantConfig("gpu", "archive", ("test", "extra"), scoring_budget_usd=0.80, agent_budget_usd=30.0),
     "paper": VariantConfig("paper", "huggingface", ("test",), scoring_budget_usd=None, agent_budget_usd=500.0),
 }

@@ -92,9 +92,11 @@ def run_grader(workspace: Path, protected: Path, result: Path, task: str = "main
     return json.loads(result.read_text())
 
 
-def subset_task(root: Path, count: int, module_source: str | None = None) -> tuple[Path, Path]:
-    """A task whose hidden split is only its `count` easiest problems (quick scoring calls for tests)."""
+def subset_task(root: Path, count: int, module_source: str | None = None, every: int = 1) -> tuple[Path, Path]:
+    """A task whose hidden split is only `count` problems (quick scoring calls for tests): the easiest ones, or
+    with `every` = k every k-th problem in order of rating (a spread of difficulties)."""
     workspace, protected = make_task(root, module_source)
-    problems = sorted(load_jsonl(protected / "test.jsonl"), key=lambda p: (p["cf_rating"], p["name"]))[:count]
+    ordered = sorted(load_jsonl(protected / "test.jsonl"), key=lambda p: (p["cf_rating"], p["name"]))
+    problems = ordered[::every][:count]
     (protected / "test.jsonl").write_text("".join(json.dumps(p) + "\n" for p in problems))
     return workspace, protected

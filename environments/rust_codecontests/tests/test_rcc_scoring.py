@@ -43,10 +43,11 @@ def test_the_starting_solution_scores_zero_and_hidden_score_hides_the_numbers(tm
 
 
 def test_the_reference_solution_solves_a_clear_share_of_the_hidden_split(tmp_path: Path) -> None:
-    workspace, protected = rcc_testkit.make_task(tmp_path, rcc_testkit.reference_module_source())
+    """Half the hidden split, every other problem by rating (the full split: calibration.json, 0.45 ± 0.04)."""
+    workspace, protected = rcc_testkit.subset_task(tmp_path, 22, rcc_testkit.reference_module_source(), every=2)
     result = rcc_testkit.run_grader(workspace, protected, tmp_path / "result.json")
     assert result["outcome"]["kind"] == "scored"
-    assert 0.3 <= result["outcome"]["value"] <= 0.7  # calibrated: about 0.45 (calibration.json)
+    assert 0.2 <= result["outcome"]["value"] <= 0.8
     assert result["details"]["usage"]["spent_usd"] <= VARIANTS["mini"].scoring_budget_usd
 
 
