@@ -1,15 +1,44 @@
 /**
  * @module
- * Optimize a Kernel (`optimize_kernel`): Write a fast prefix sum of the values that follow an odd count of positive numbers. Raw score: ln(milliseconds) of one timed call on fresh random input; lower is better.
+ * Optimize a Kernel (`optimize_kernel`): Write a fast prefix sum of the values that follow an odd count of positive numbers. Raw score: ln(milliseconds) of the median of five timed calls on fresh random inputs; lower is better.
+ * The three variants share one grader (`grader/score.py`, which reads REBENCH_VARIANT) and differ in
+ * workspace, instructions, resources and constants; `paper` is `gpu` with the paper's text and constants.
+ * The reference solutions stay in the encrypted `reference/reference.zip`: the replay agent's actions
+ * upload them from a host folder the archive is unpacked into when a reference run starts; the sandbox's
+ * protected directory holds only the grader.
  * Canary ecca2186-2e7c-42f5-b36a-c361cba02702: this string marks rebench environment files; keep them out of training data.
  */
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { TaskId } from "../../src/core/index.js";
+import type { VariantImplementation } from "../../src/environments/contract.js";
 import { defineEnvironment, GPU_RESOURCES, MINI_RESOURCES } from "../../src/environments/define.js";
+import { instructions } from "./instructions.js";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+/** Unpack the encrypted reference archive into `dest` (a host folder rebench deletes after reading it). */
+export function unpackReference(dest: string): void {
+  execFileSync("python3", [path.join(HERE, "reference", "unpack.py"), dest], { stdio: ["ignore", "ignore", "pipe"], timeout: 60_000 });
+}
+
+function implementation(variant: "mini" | "gpu" | "paper"): VariantImplementation {
+  const device = variant === "mini" ? "mini" : "gpu";
+  return {
+    instructions: (task: TaskId) => instructions(variant, task),
+    workspace: `workspace/${device}`,
+    grader: { command: ["python3", "grader/score.py"] },
+    reference: { actions: `reference/${device}.actions.jsonl`, files: unpackReference },
+    protected: ["grader"],
+  };
+}
 
 export const family = defineEnvironment({
   name: "optimize_kernel",
   title: "Optimize a Kernel",
   summary:
-    "Write a fast prefix sum of the values that follow an odd count of positive numbers. Raw score: ln(milliseconds) of one timed call on fresh random input; lower is better.",
+    "Write a fast prefix sum of the values that follow an odd count of positive numbers. Raw score: ln(milliseconds) of the median of five timed calls on fresh random inputs; lower is better.",
   canary: "ecca2186-2e7c-42f5-b36a-c361cba02702",
   scoring: { direction: "min", aggregation: "min" },
   moduleUrl: import.meta.url,
@@ -17,10 +46,12 @@ export const family = defineEnvironment({
     mini: {
       scale: "2-core CPU: N = 10^7 int32, numpy/torch/C/Rust solutions",
       resources: MINI_RESOURCES,
+      implementation: implementation("mini"),
     },
     gpu: {
       scale: "one H200: Triton and torch on N = 10^8 int32",
       resources: GPU_RESOURCES,
+      implementation: implementation("gpu"),
     },
     paper: {
       scale: "1x H100: Triton on N = 10^8 int32, the paper's constants",
@@ -31,6 +62,7 @@ export const family = defineEnvironment({
         source: "paper",
         note: "ln 4.728 ms -> ln 1.600 ms",
       },
+      implementation: implementation("paper"),
     },
   },
 });
