@@ -34,35 +34,43 @@ function implementation(variant: "mini" | "gpu" | "paper"): VariantImplementatio
   };
 }
 
-export const family = defineEnvironment({
-  name: "optimize_kernel",
-  title: "Optimize a Kernel",
-  summary:
-    "Write a fast prefix sum of the values that follow an odd count of positive numbers. Raw score: ln(milliseconds) of the median of five timed calls on fresh random inputs; lower is better.",
-  canary: "ecca2186-2e7c-42f5-b36a-c361cba02702",
-  scoring: { direction: "min", aggregation: "min" },
-  moduleUrl: import.meta.url,
-  variants: {
-    mini: {
-      scale: "2-core CPU: N = 10^7 int32, numpy/torch/C/Rust solutions",
-      resources: MINI_RESOURCES,
-      implementation: implementation("mini"),
-    },
-    gpu: {
-      scale: "one H200: Triton and torch on N = 10^8 int32",
-      resources: GPU_RESOURCES,
-      implementation: implementation("gpu"),
-    },
-    paper: {
-      scale: "1x H100: Triton on N = 10^8 int32, the paper's constants",
-      resources: { gpu: { countRange: [1, 1], models: ["h100"] }, cpus: 13, memoryGb: 100 },
-      normalization: {
-        start: 1.5535302804958044,
-        reference: 0.4700036292457356,
-        source: "paper",
-        note: "ln 4.728 ms -> ln 1.600 ms",
+/**
+ * The family; tests define copies of it under other names from other folders (a folder holding copies of
+ * `grader/`, `workspace/`, `calibration.json` and a subset of `exploits/`) with `name` and `moduleUrl`.
+ */
+export function defineKernelEnvironment(options: { name?: string; moduleUrl?: string } = {}) {
+  return defineEnvironment({
+    name: options.name ?? "optimize_kernel",
+    title: "Optimize a Kernel",
+    summary:
+      "Write a fast prefix sum of the values that follow an odd count of positive numbers. Raw score: ln(milliseconds) of the median of five timed calls on fresh random inputs; lower is better.",
+    canary: "ecca2186-2e7c-42f5-b36a-c361cba02702",
+    scoring: { direction: "min", aggregation: "min" },
+    moduleUrl: options.moduleUrl ?? import.meta.url,
+    variants: {
+      mini: {
+        scale: "2-core CPU: N = 10^7 int32, numpy/torch/C/Rust solutions",
+        resources: MINI_RESOURCES,
+        implementation: implementation("mini"),
       },
-      implementation: implementation("paper"),
+      gpu: {
+        scale: "one H200: Triton and torch on N = 10^8 int32",
+        resources: GPU_RESOURCES,
+        implementation: implementation("gpu"),
+      },
+      paper: {
+        scale: "1x H100: Triton on N = 10^8 int32, the paper's constants",
+        resources: { gpu: { countRange: [1, 1], models: ["h100"] }, cpus: 13, memoryGb: 100 },
+        normalization: {
+          start: 1.5535302804958044,
+          reference: 0.4700036292457356,
+          source: "paper",
+          note: "ln 4.728 ms -> ln 1.600 ms",
+        },
+        implementation: implementation("paper"),
+      },
     },
-  },
-});
+  });
+}
+
+export const family = defineKernelEnvironment();
