@@ -4,11 +4,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { SqliteRunStore } from "../src/store/index.js";
 import { rebench, REPO_ROOT } from "./helpers/cli.js";
 import { FAST_ECHO } from "./helpers/model-script.js";
-import { registerFixtures } from "./helpers/register-fixtures.js";
-
-// `rebench human` needs a backend with interactive terminals; `local` does not offer them yet, so this
-// test drives the test-only `process` backend.
-const HUMAN_BACKEND = "process";
+import { registerFixtures, TEST_BACKEND } from "./helpers/register-fixtures.js";
 import { TmuxSession, tmuxAvailable } from "./helpers/tmux.js";
 import { tempDir } from "./helpers/tmp.js";
 
@@ -24,7 +20,7 @@ afterEach(() => {
 /** `rebench human` of test_echo in a tmux session, as a person would start it. */
 function human(timeLimit: string): TmuxSession {
   return new TmuxSession(
-    `node --import tsx test/fixtures/rebench-cli.ts human test_echo --variant mini --backend ${HUMAN_BACKEND} --db ${db} --time-limit ${timeLimit}`,
+    `node --import tsx test/fixtures/rebench-cli.ts human test_echo --variant mini --backend ${TEST_BACKEND} --db ${db} --time-limit ${timeLimit}`,
     { cwd: REPO_ROOT, env: { REBENCH_TEST_SANDBOX_ROOT: path.join(root, "sandboxes") } },
   );
 }
@@ -42,7 +38,12 @@ async function humanRun() {
 describe.skipIf(!tmuxAvailable())("rebench human (driven through tmux)", () => {
   test("a scripted session: the shell shows the time left, scores, submits; the attempt is recorded, stored and reported", async () => {
     session = human("10m");
-    await session.waitFor(/Time left: 0h(09|10)m\.\n\[0h(09|10)m left\] \S*workspace# $/m);
+    await session.waitFor(/Time left: 0h(09|10)m\.\n\[0h(09|10)m left\] \S*workspace[#$] $/m);
+    if (TEST_BACKEND === "local") {
+      // The shell is the sandbox's agent: the grader's files are out of reach.
+      session.type('echo "as=$(id -un) grader=$(ls /protected 2>&1 >/dev/null | wc -l)"');
+      await session.waitFor(/^as=rebench-agent grader=1$/m);
+    }
     session.type("score");
     await session.waitFor(/^score -\d+\.\d+ \(lower is better\)/m);
     session.type(`cat > solution.py <<'PY'\n${FAST_ECHO}PY`);
@@ -80,7 +81,7 @@ describe.skipIf(!tmuxAvailable())("rebench human (driven through tmux)", () => {
 
   test("when the time runs out the terminal closes and the solution is scored", async () => {
     session = human("5s");
-    await session.waitFor(/left\] \S*workspace# $/m);
+    await session.waitFor(/left\] \S*workspace[#$] $/m);
     session.type("echo working");
     const screen = await session.waitFor(/^REBENCH_EXIT=\d+$/m, { timeoutMs: 40_000 });
     expect(screen).toMatch(/^run r\w+ finished \(limit: time is up\): raw -\d/m);

@@ -23,6 +23,20 @@ export interface ContractOptions {
   skip?: string;
 }
 
+/**
+ * A TCP server on every host address, for network probes: `targets` are `IP/PORT` for bash's /dev/tcp
+ * (each host address, and a public DNS server); `connections()` counts what reached it.
+ */
+export async function hostListener(): Promise<{ targets: string[]; connections(): number; close(): void }> {
+  const server = net.createServer((socket) => socket.destroy());
+  let connections = 0;
+  server.on("connection", () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, "0.0.0.0", resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  const ips = Object.values(os.networkInterfaces()).flat().filter((a) => a && a.family === "IPv4" && !a.internal).map((a) => a!.address);
+  return { targets: [...ips.map((ip) => `${ip}/${port}`), "1.1.1.1/53"], connections: () => connections, close: () => server.close() };
+}
+
 export function sandboxContract(name: string, backend: () => SandboxBackend, options: ContractOptions): void {
   const suite = options.skip ? describe.skip : describe;
   suite(`Sandbox contract: ${name}${options.skip ? ` (skipped: ${options.skip})` : ""}`, () => {
@@ -76,19 +90,14 @@ export function sandboxContract(name: string, backend: () => SandboxBackend, opt
     });
 
     test("the agent has no network: not the host, not the internet; only a loopback interface", async () => {
-      const server = net.createServer((socket) => socket.destroy());
-      let connections = 0;
-      server.on("connection", () => connections++);
-      await new Promise<void>((resolve) => server.listen(0, "0.0.0.0", resolve));
-      const port = (server.address() as net.AddressInfo).port;
-      const ips = Object.values(os.networkInterfaces()).flat().filter((a) => a && a.family === "IPv4" && !a.internal).map((a) => a!.address);
+      const host = await hostListener();
       try {
-        const probes = [...ips.map((ip) => `${ip}/${port}`), "1.1.1.1/53"].map((t) => `timeout 5 bash -c 'exec 3<>/dev/tcp/${t}' 2>/dev/null && echo reached ${t}`);
+        const probes = host.targets.map((t) => `timeout 5 bash -c 'exec 3<>/dev/tcp/${t}' 2>/dev/null && echo reached ${t}`);
         const result = await sandbox.exec(`${probes.join("; ")}; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '`);
         expect(result.stdout).toBe("lo\n");
-        expect(connections).toBe(0);
+        expect(host.connections()).toBe(0);
       } finally {
-        server.close();
+        host.close();
       }
     });
 

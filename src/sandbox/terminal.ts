@@ -6,9 +6,10 @@
  * the workspace with the environment variables asked for. Backends that cannot offer one leave it out, and
  * `rebench human` says so before it starts a run.
  *
- * For the `local` (bubblewrap) backend this is the same namespace entry its executor uses, with a pty
- * (e.g. `nsenter ... setpriv --reuid rebench-agent bash --rcfile RC -i`); for the container backend,
- * `podman exec -it --user rebench-agent -w WORKSPACE CONTAINER bash --rcfile RC -i`.
+ * The shell is confined exactly like `exec` as the agent (terminal.case.ts is the contract): for the
+ * `local` backend, `nsenter` into the agent's namespaces and cgroups, then `setpriv` to the agent
+ * (local/local-terminal.ts); for the `container` backend, an engine exec with a TTY bridged to the
+ * person's terminal (container/container-terminal.ts); both end in agent-shell.ts.
  */
 import type { Sandbox, SandboxBackend } from "./sandbox.js";
 
@@ -29,6 +30,10 @@ export interface TerminalCommand {
 }
 
 export interface TerminalSandbox extends Sandbox {
+  /**
+   * The host command for one terminal (each call: a new shell). The local backend needs the agent's
+   * namespace running (any `exec` as the agent starts it) and says so otherwise.
+   */
   terminalCommand(request: TerminalRequest): TerminalCommand;
 }
 

@@ -32,6 +32,11 @@ export class TmuxSession {
     this.#tmux(["send-keys", "-t", "main", "Enter"]);
   }
 
+  /** Press keys by tmux name (`C-c`, `Up`, ...), not typed as text. */
+  keys(...names: string[]): void {
+    this.#tmux(["send-keys", "-t", "main", ...names]);
+  }
+
   /** The screen and its scroll-back. */
   screen(): string {
     return this.#tmux(["capture-pane", "-p", "-J", "-t", "main", "-S", "-500"]);

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { tempDir } from "../../../test/helpers/tmp.js";
 import { sandboxContract } from "../contract.case.js";
+import { terminalContract } from "../terminal.case.js";
 import { commandWorks } from "../which.js";
 import { ContainerBackend } from "./container-backend.js";
 import { findEngine, type PodmanService, startPodmanService } from "./engine.js";
@@ -31,6 +32,7 @@ afterAll(() => service?.stop());
 const backend = () => new ContainerBackend({ socketPath: socketPath! });
 if (skip) console.warn(`container sandbox tests skipped: ${skip}`);
 sandboxContract("container", backend, { scratch: tempDir(), skip });
+terminalContract("container", backend, { scratch: tempDir(), skip });
 
 describe.skipIf(skip !== undefined)("ContainerBackend", () => {
   test("check() probes and reports full isolation through the engine", async () => {

@@ -10,7 +10,8 @@ import os from "node:os";
 import { ConflictError, InvalidInputError, UnavailableError } from "../../core/index.js";
 import { SANDBOX_ID } from "../layout.js";
 import { probeBackend } from "../probe.js";
-import type { BackendCheck, Sandbox, SandboxBackend, SandboxSpec } from "../sandbox.js";
+import type { BackendCheck, Sandbox, SandboxSpec } from "../sandbox.js";
+import type { TerminalBackend } from "../terminal.js";
 import { ContainerSandbox } from "./container-sandbox.js";
 import { containerExecutorConfig, containerName, createContainer, populateContainer } from "./container-setup.js";
 import { DockerApi, EngineError } from "./docker-api.js";
@@ -24,8 +25,10 @@ export interface ContainerBackendOptions {
   startPodmanForCheck?: boolean;
 }
 
-export class ContainerBackend implements SandboxBackend {
+export class ContainerBackend implements TerminalBackend {
   readonly name = "container";
+  /** Its sandboxes open interactive terminals as the agent (container-terminal.ts), for `rebench human`. */
+  readonly terminals = true;
   private api: DockerApi | undefined;
 
   constructor(private readonly options: ContainerBackendOptions = {}) {

@@ -8,13 +8,15 @@
 import { InfrastructureError } from "../../core/index.js";
 import { type ExecutorClient, toExecRequest } from "../executor-client.js";
 import { SANDBOX_PATHS } from "../layout.js";
-import type { ExecOptions, ExecResult, Sandbox, SandboxUser } from "../sandbox.js";
+import type { ExecOptions, ExecResult, SandboxUser } from "../sandbox.js";
+import type { TerminalCommand, TerminalRequest, TerminalSandbox } from "../terminal.js";
 import { connectContainerExecutor, runInContainer, startContainerExecutor, writeExecutorConfig } from "./container-setup.js";
+import { containerTerminalCommand } from "./container-terminal.js";
 import { type DockerApi, EngineError } from "./docker-api.js";
 
 const START_TIMEOUT_MS = 30_000;
 
-export class ContainerSandbox implements Sandbox {
+export class ContainerSandbox implements TerminalSandbox {
   readonly backend = "container";
   readonly paths = { workspace: SANDBOX_PATHS.workspace, protected: SANDBOX_PATHS.protected } as const;
   private client: Promise<ExecutorClient> | undefined;
@@ -39,6 +41,12 @@ export class ContainerSandbox implements Sandbox {
   async writeFile(path: string, data: string | Uint8Array, options: { user?: SandboxUser; mode?: number } = {}): Promise<void> {
     const bytes = typeof data === "string" ? Buffer.from(data) : data;
     await (await this.executor()).write(options.user ?? "agent", path, bytes, options.mode);
+  }
+
+  /** An interactive shell as the agent: a TTY exec session, bridged by container-terminal.ts. */
+  terminalCommand(request: TerminalRequest): TerminalCommand {
+    if (this.destroyed) throw new InfrastructureError(`sandbox ${this.id} has been destroyed`);
+    return containerTerminalCommand({ socketPath: this.api.socketPath, container: this.container, config: this.config }, request);
   }
 
   async destroy(): Promise<void> {

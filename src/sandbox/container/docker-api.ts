@@ -3,7 +3,8 @@
  * A small client for the Docker Engine HTTP API over a unix socket: the part of it rebench needs, in
  * the subset Docker and podman's Docker-compatible service both serve (API v1.41). JSON requests, tar
  * uploads, and exec sessions whose stdin/stdout are a hijacked connection: the output arrives
- * multiplexed (8-byte frame headers: stream, 0, 0, 0, big-endian length) since no TTY is used.
+ * multiplexed (8-byte frame headers: stream, 0, 0, 0, big-endian length) unless the exec has a TTY,
+ * whose output is the terminal's raw bytes.
  */
 import http from "node:http";
 import type { Readable } from "node:stream";
@@ -61,20 +62,25 @@ export class DockerApi {
     return text;
   }
 
-  /** Start exec `id` with its stdio attached to a hijacked connection. */
-  startExec(id: string): Promise<ExecStream> {
+  /**
+   * Start exec `id` with its stdio attached to a hijacked connection. `tty`: the exec was created with
+   * `Tty: true`; its output (all of it on stdout) is then passed on as it comes.
+   */
+  startExec(id: string, options: { tty?: boolean } = {}): Promise<ExecStream> {
+    const tty = options.tty ?? false;
+    const wrap = (socket: Duplex, head: Buffer) => (tty ? rawStream(socket, head) : demultiplex(socket, head));
     return new Promise((resolve, reject) => {
-      const payload = Buffer.from(JSON.stringify({ Detach: false, Tty: false }));
+      const payload = Buffer.from(JSON.stringify({ Detach: false, Tty: tty }));
       const request = http.request({
         socketPath: this.socketPath,
         method: "POST",
         path: `${API}/exec/${id}/start`,
         headers: { "Content-Type": "application/json", "Content-Length": payload.length, Connection: "Upgrade", Upgrade: "tcp" },
       });
-      request.on("upgrade", (_response, socket, head) => resolve(demultiplex(socket, head)));
+      request.on("upgrade", (_response, socket, head) => resolve(wrap(socket, head)));
       request.on("response", (response) => {
         // Some engines answer 200 and stream on the same connection instead of switching protocols.
-        if (response.statusCode === 200) resolve(demultiplex(response.socket, Buffer.alloc(0)));
+        if (response.statusCode === 200) resolve(wrap(response.socket, Buffer.alloc(0)));
         else {
           let text = "";
           response.on("data", (c: Buffer) => (text += c.toString()));
@@ -111,6 +117,28 @@ export class DockerApi {
   }
 }
 
+/** When the hijacked connection ends (the command exited and its output is drained, or it broke). */
+function endOf(socket: Duplex): Promise<void> {
+  return new Promise<void>((resolve) => {
+    socket.on("end", resolve);
+    socket.on("close", resolve);
+    socket.on("error", () => resolve());
+  });
+}
+
+/** A TTY exec's connection: every byte is the terminal's output (on stdout; stderr stays silent). */
+function rawStream(socket: Duplex, head: Buffer): ExecStream {
+  const listeners: ((chunk: Buffer) => void)[] = [];
+  // What arrives before the first listener is kept for it (the terminal's first bytes matter).
+  const early: Buffer[] = head.length ? [head] : [];
+  socket.on("data", (chunk: Buffer) => (listeners.length ? listeners.forEach((l) => l(chunk)) : early.push(chunk)));
+  const onStdout = (listener: (chunk: Buffer) => void) => {
+    listeners.push(listener);
+    for (const chunk of early.splice(0)) listener(chunk);
+  };
+  return { socket, onStdout, onStderr: () => undefined, ended: endOf(socket) };
+}
+
 /** Split a hijacked exec connection's output into stdout and stderr by the multiplexing frames. */
 function demultiplex(socket: Duplex, head: Buffer): ExecStream {
   const listeners: Record<1 | 2, ((chunk: Buffer) => void)[]> = { 1: [], 2: [] };
@@ -126,11 +154,7 @@ function demultiplex(socket: Duplex, head: Buffer): ExecStream {
       for (const listener of [...listeners[stream]]) listener(payload);
     }
   };
-  const ended = new Promise<void>((resolve) => {
-    socket.on("end", resolve);
-    socket.on("close", resolve);
-    socket.on("error", () => resolve());
-  });
+  const ended = endOf(socket);
   socket.on("data", onData);
   if (head.length) queueMicrotask(() => onData(head));
   return {

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { tempDir } from "../../../test/helpers/tmp.js";
 import { sandboxContract } from "../contract.case.js";
+import { terminalContract } from "../terminal.case.js";
 import { commandWorks } from "../which.js";
 import { LocalBackend } from "./local-backend.js";
 
@@ -17,6 +18,7 @@ const skip = !commandWorks("bwrap", ["--version"])
     : undefined;
 
 sandboxContract("local", () => backend, { scratch: tempDir(), skip });
+terminalContract("local", () => backend, { scratch: tempDir(), skip });
 
 describe.skipIf(!commandWorks("bwrap", ["--version"]))("LocalBackend", () => {
   test.skipIf(skip !== undefined)("check() probes and reports full isolation on this machine", async () => {

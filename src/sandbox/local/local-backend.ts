@@ -11,7 +11,8 @@ import path from "node:path";
 import { ConflictError, InvalidInputError } from "../../core/index.js";
 import { runtimeFiles, SANDBOX_ID, SANDBOX_USER_NAMES } from "../layout.js";
 import { probeBackend } from "../probe.js";
-import type { BackendCheck, Sandbox, SandboxBackend, SandboxSpec } from "../sandbox.js";
+import type { BackendCheck, Sandbox, SandboxSpec } from "../sandbox.js";
+import type { TerminalBackend } from "../terminal.js";
 import { cgroupsV1Available } from "./cgroup.js";
 import { HostDirs, type Ids, type Owners } from "./host-dirs.js";
 import { LocalSandbox, type LocalSandboxMetadata } from "./local-sandbox.js";
@@ -24,8 +25,10 @@ export interface LocalBackendOptions {
   unprivileged?: boolean;
 }
 
-export class LocalBackend implements SandboxBackend {
+export class LocalBackend implements TerminalBackend {
   readonly name = "local";
+  /** Its sandboxes open interactive terminals as the agent (local-terminal.ts), for `rebench human`. */
+  readonly terminals = true;
   readonly root: string;
   private readonly unprivileged: boolean;
 

@@ -9,11 +9,13 @@
 import { rmSync } from "node:fs";
 import { InfrastructureError } from "../../core/index.js";
 import { baseEnv, IN_SANDBOX, SANDBOX_PATHS, UMASKS } from "../layout.js";
-import type { ExecOptions, ExecResult, Sandbox, SandboxLimits, SandboxMount, SandboxUser } from "../sandbox.js";
+import type { ExecOptions, ExecResult, SandboxLimits, SandboxMount, SandboxUser } from "../sandbox.js";
+import type { TerminalCommand, TerminalRequest, TerminalSandbox } from "../terminal.js";
 import { SandboxCgroups } from "./cgroup.js";
 import { type ExecutorClient, toExecRequest } from "../executor-client.js";
 import { type ExecutorConfig, executorConfigDefaults, reconnectExecutor, startExecutor, stopExecutor } from "./executor-process.js";
 import { EXECUTOR_CAPS, type HostDirs, type Owners, type Role } from "./host-dirs.js";
+import { localTerminalCommand } from "./local-terminal.js";
 
 /** Default timeout of one as-agent call when the grader gives none. */
 const AS_AGENT_TIMEOUT_S = 600;
@@ -36,7 +38,7 @@ export interface LocalSandboxMetadata {
   venv: string | undefined;
 }
 
-export class LocalSandbox implements Sandbox {
+export class LocalSandbox implements TerminalSandbox {
   readonly backend = "local";
   readonly paths = { workspace: SANDBOX_PATHS.workspace, protected: SANDBOX_PATHS.protected } as const;
   private readonly executors = new Map<Role, Promise<ExecutorClient>>();
@@ -64,6 +66,12 @@ export class LocalSandbox implements Sandbox {
     const user = options.user ?? "agent";
     const bytes = typeof data === "string" ? Buffer.from(data) : data;
     await (await this.executor(roleOf(user))).write(user, path, bytes, options.mode);
+  }
+
+  /** An interactive shell as the agent, in the agent's namespace (which a command must have started). */
+  terminalCommand(request: TerminalRequest): TerminalCommand {
+    if (this.destroyed) throw new InfrastructureError(`sandbox ${this.id} has been destroyed`);
+    return localTerminalCommand({ dirs: this.dirs, id: this.id, cgroups: this.meta.cgroups, config: this.executorConfig("agent") }, request);
   }
 
   async destroy(): Promise<void> {
