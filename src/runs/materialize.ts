@@ -2,6 +2,7 @@
  * @module
  * Materialize an environment variant as a run's sandbox: the workspace (the variant's folder, or a human's
  * directory), the protected directory (the variant's `grader/` and `reference/`, or the folders it names),
+ * what the variant's `prepare` hook built on the host (more workspace and protected files, mounted tools),
  * the manifest's resources as limits, then the variant's set-up command as root.
  */
 import { existsSync } from "node:fs";
@@ -9,6 +10,7 @@ import { cp, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { InfrastructureError, InvalidInputError } from "../core/index.js";
+import type { VariantPreparation } from "../environments/contract.js";
 import type { Sandbox, SandboxBackend } from "../sandbox/sandbox.js";
 import { shellJoin } from "../scoring/shell-join.js";
 import type { RunEnvironment } from "./run-environment.js";
@@ -29,7 +31,10 @@ export async function createRunSandbox(
   options: MaterializeOptions = {},
 ): Promise<Sandbox> {
   const { family, implementation, manifest } = env;
+  const prepared = await prepareVariant(env);
   const staging = await mkdtemp(path.join(os.tmpdir(), "rebench-protected-"));
+  const workspaceStaging = await mkdtemp(path.join(os.tmpdir(), "rebench-workspace-"));
+  let workspaceFrom = options.workspaceFrom ?? path.join(family.dir, implementation.workspace);
   let sandbox: Sandbox;
   try {
     for (const folder of implementation.protected ?? DEFAULT_PROTECTED) {
@@ -39,14 +44,25 @@ export async function createRunSandbox(
         throw new InvalidInputError(`${family.name}: the protected folder "${folder}" does not exist in ${family.dir}`);
       }
     }
+    if (prepared.protected) await cp(prepared.protected, staging, { recursive: true });
+    if (prepared.workspace && !options.workspaceFrom) {
+      // A human's directory already holds the prepared files (`rebench start` copied them there).
+      await cp(workspaceFrom, workspaceStaging, { recursive: true });
+      await cp(prepared.workspace, workspaceStaging, { recursive: true });
+      workspaceFrom = workspaceStaging;
+    }
     sandbox = await backend.create({
       id,
-      workspaceFrom: options.workspaceFrom ?? path.join(family.dir, implementation.workspace),
+      workspaceFrom,
       protectedFrom: staging,
       limits: { memoryMb: Math.round(manifest.resources.memoryGb * 1024), processes: SANDBOX_PROCESS_LIMIT },
+      ...(prepared.mounts ? { mounts: prepared.mounts } : {}),
+      ...(prepared.path ? { path: prepared.path } : {}),
+      ...(prepared.env ? { env: prepared.env } : {}),
     });
   } finally {
     await rm(staging, { recursive: true, force: true });
+    await rm(workspaceStaging, { recursive: true, force: true });
   }
   if (implementation.setup) {
     const setup = await sandbox.exec(shellJoin(implementation.setup.command), {
@@ -60,4 +76,15 @@ export async function createRunSandbox(
     }
   }
   return sandbox;
+}
+
+/** What the variant's `prepare` hook gives (nothing when it has none); its failure is broken infrastructure. */
+export async function prepareVariant(env: RunEnvironment): Promise<VariantPreparation> {
+  if (!env.implementation.prepare) return {};
+  try {
+    return await env.implementation.prepare();
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw error;
+    throw new InfrastructureError(`${env.family.name}/${env.definition.variant}: preparing the variant failed: ${(error as Error).message}`);
+  }
 }

@@ -57,6 +57,19 @@ def agent_prefix(timeout: float, cwd: str | None = None) -> list[str]:
     return [as_agent, "--timeout", f"{timeout:g}", *(["--cwd", cwd] if cwd else []), "--"]
 
 
+def agent_runner(report_dir: str) -> rcu.Runner:
+    """How compiles and tests run: as the agent user when a sandbox provides $REBENCH_AS_AGENT, each call reporting
+    the command's CPU time to a file in ``report_dir`` (private to the grader); else as plain subprocesses."""
+    def make(limit: float) -> Sequence[str] | rcu.Launch:
+        prefix = agent_prefix(rcu.wall_limit(limit))
+        if not prefix:
+            return ()
+        report = os.path.join(report_dir, f"{secrets.token_hex(8)}.json")
+        return rcu.Launch([*prefix[:-1], "--result-file", report, "--"], report)
+
+    return make
+
+
 def load_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
@@ -151,10 +164,14 @@ def grade(config: VariantConfig, protected: Path, workspace: Path, module_path: 
         server.shutdown()
     generated_at = time.time()
     scratch = os.environ.get("REBENCH_SCRATCH_DIR") or None
-    evaluations = rcu.evaluate_all(
-        [(run["solutions"].get(p["name"]), p) for p in problems],
-        max_workers=config.eval_workers or os.cpu_count() or 1,
-        runner=lambda limit: agent_prefix(rcu.wall_limit(limit)), scratch_dir=scratch)
+    reports = tempfile.mkdtemp(prefix="rcc-cpu-")
+    try:
+        evaluations = rcu.evaluate_all(
+            [(run["solutions"].get(p["name"]), p) for p in problems],
+            max_workers=config.eval_workers or os.cpu_count() or 1,
+            runner=agent_runner(reports), scratch_dir=scratch)
+    finally:
+        shutil.rmtree(reports, ignore_errors=True)
     usage = {"spent_usd": round(service.spent.get(api_key, 0.0), 6), "budget_usd": config.scoring_budget_usd,
              **_usage_totals(service.usage_path)}
     shutil.rmtree(state, ignore_errors=True)
