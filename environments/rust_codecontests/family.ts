@@ -14,7 +14,7 @@ import { defineEnvironment, MINI_RESOURCES } from "../../src/environments/define
 import { instructions } from "./instructions.js";
 import { prepare, type RccVariant, referenceFiles } from "./prepare.js";
 
-function implementation(variant: RccVariant): VariantImplementation {
+function implementation(variant: RccVariant, subset?: number): VariantImplementation {
   return {
     instructions: (task: TaskId) => instructions(variant, task),
     workspace: "workspace",
@@ -22,15 +22,16 @@ function implementation(variant: RccVariant): VariantImplementation {
     reference: { actions: "reference/actions.jsonl", files: referenceFiles(variant) },
     protected: ["grader"],
     setup: { command: ["python3", "grader/rcc_setup.py", "--variant", variant, "--user", "rebench-grader"] },
-    prepare: () => prepare(variant),
+    prepare: () => prepare(variant, subset),
   };
 }
 
 /**
  * The family; tests define copies of it under other names from other folders (a folder holding copies of
- * the environment's files with a subset of `exploits/`) with `name` and `moduleUrl`.
+ * `grader/`, `workspace/`, `reference/`, `calibration.json` and a subset of `exploits/`) with `name` and
+ * `moduleUrl`, and `subset` to keep only that many hidden problems (quicker scoring calls).
  */
-export function defineRustEnvironment(options: { name?: string; moduleUrl?: string } = {}) {
+export function defineRustEnvironment(options: { name?: string; moduleUrl?: string; subset?: number } = {}) {
   return defineEnvironment({
     name: options.name ?? "rust_codecontests",
     title: "Scaffolding for Rust CodeContests",
@@ -43,12 +44,12 @@ export function defineRustEnvironment(options: { name?: string; moduleUrl?: stri
       mini: {
         scale: "2-core CPU: 44 hidden problems authored by the project, a local model service answering from candidate pools",
         resources: MINI_RESOURCES,
-        implementation: implementation("mini"),
+        implementation: implementation("mini", options.subset),
       },
       gpu: {
         scale: "no GPU needed: 60 hidden problems on 16 cores, the same local model service",
         resources: { cpus: 16, memoryGb: 64 },
-        implementation: implementation("gpu"),
+        implementation: implementation("gpu", options.subset),
       },
       paper: {
         scale: "no GPU, 20 CPUs: the CodeContests test split (165), gpt-3.5-turbo or any OpenAI-compatible model",
@@ -59,7 +60,7 @@ export function defineRustEnvironment(options: { name?: string; moduleUrl?: stri
           source: "paper",
           note: "0/165 -> 21/165 problems solved",
         },
-        implementation: implementation("paper"),
+        implementation: implementation("paper", options.subset),
       },
     },
   });

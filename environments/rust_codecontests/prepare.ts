@@ -9,7 +9,7 @@
  */
 import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -87,15 +87,42 @@ export async function variantBuild(variant: RccVariant): Promise<string> {
   } catch {
     rmSync(temporary, { recursive: true, force: true }); // another run built the same key first
   }
-  for (const stale of readdirSync(cacheRoot()).filter((n) => n.startsWith(`${variant}-`) && !n.includes(".tmp-") && n !== path.basename(out))) {
+  for (const stale of readdirSync(cacheRoot()).filter((n) => n.startsWith(`${variant}-`) && !n.includes(".tmp-") && !n.startsWith(path.basename(out)))) {
     rmSync(path.join(cacheRoot(), stale), { recursive: true, force: true });
   }
   return out;
 }
 
-/** The variant's preparation: its build's workspace and protected files, and the Rust toolchain. */
-export async function prepare(variant: RccVariant): Promise<VariantPreparation> {
-  const build = await variantBuild(variant);
+/**
+ * A copy of `build` whose hidden split keeps `count` problems spread over the ratings (every k-th by rating):
+ * quicker scoring calls for tests of the wiring. Made once per build, beside it.
+ */
+export function subsetBuild(build: string, count: number): string {
+  const out = `${build}-subset${count}`;
+  if (existsSync(path.join(out, "protected", "test.jsonl"))) return out;
+  const temporary = `${out}.tmp-${process.pid}`;
+  cpSync(build, temporary, { recursive: true });
+  const file = path.join(temporary, "protected", "test.jsonl");
+  const problems = readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as { name: string; cf_rating: number });
+  problems.sort((a, b) => a.cf_rating - b.cf_rating || a.name.localeCompare(b.name));
+  const every = Math.max(1, Math.floor(problems.length / count));
+  const kept = problems.filter((_, i) => i % every === 0).slice(0, count);
+  writeFileSync(file, kept.map((p) => `${JSON.stringify(p)}\n`).join(""));
+  try {
+    renameSync(temporary, out);
+  } catch {
+    rmSync(temporary, { recursive: true, force: true });
+  }
+  return out;
+}
+
+/**
+ * The variant's preparation: its build's workspace and protected files, and the Rust toolchain. `subset`
+ * (tests only) keeps that many hidden problems.
+ */
+export async function prepare(variant: RccVariant, subset?: number): Promise<VariantPreparation> {
+  const full = await variantBuild(variant);
+  const build = subset === undefined ? full : subsetBuild(full, subset);
   const sysroot = rustSysroot();
   const onSystem = sysroot === "/usr" || sysroot.startsWith("/usr/");
   const root = onSystem ? sysroot : SANDBOX_RUST;
