@@ -58,6 +58,12 @@ def _launch(runner: Runner, limit: float) -> Launch:
     return made if isinstance(made, Launch) else Launch(tuple(made))
 
 
+def _client_limit(launch: Launch, cpu_limit: float) -> float:
+    """Wall seconds before we kill the command ourselves: a launcher that reports (and enforces ``wall_limit``
+    itself) gets a few seconds more, so that its report, with the command's CPU time, arrives."""
+    return wall_limit(cpu_limit) + (5.0 if launch.report else 0.0)
+
+
 def wall_limit(cpu_limit: float) -> float:
     """The wall-clock backstop for a CPU-time limit (catches programs that sleep or block)."""
     return 2 * cpu_limit + 1.0
@@ -164,19 +170,22 @@ def run_process(argv: Sequence[str], stdin: bytes, timeout: float, cwd: str | No
         thread.join(timeout=1.0)
     cpu = float(status.get("cpu", 0.0))
     if cpu_report is not None:
-        cpu = _reported_cpu(cpu_report, cpu)
+        report = _read_report(cpu_report)
+        value = report.get("cpuS")
+        cpu = float(value) if isinstance(value, (int, float)) else cpu
+        timed_out = timed_out or bool(report.get("timedOut"))
     return ProcessResult(status.get("code"), bytes(chunks["out"]), bytes(chunks["err"]), seconds, cpu, timed_out)
 
 
-def _reported_cpu(path: str, fallback: float) -> float:
-    """``cpuS`` from a launcher's report (the file is removed); ``fallback`` when there is none."""
+def _read_report(path: str) -> dict[str, Any]:
+    """A launcher's report ({"cpuS", "timedOut"}; the file is removed), or {} when there is none."""
     try:
         with open(path) as f:
-            value = json.load(f).get("cpuS")
+            report = json.load(f)
         os.unlink(path)
-    except (OSError, ValueError, AttributeError):
-        return fallback
-    return float(value) if isinstance(value, (int, float)) else fallback
+    except (OSError, ValueError):
+        return {}
+    return report if isinstance(report, dict) else {}
 
 
 @dataclass
@@ -198,7 +207,8 @@ def compile_rust(code: str, workdir: str, *, runner: Runner = no_runner,
     os.chmod(src, 0o644)  # the runner may compile as another user, and the grader's umask is 077
     launch = _launch(runner, timeout)
     argv = [*launch.prefix, rustc_command(), src, "-o", exe, *RUSTC_FLAGS]
-    res = run_process(argv, b"", wall_limit(timeout), cwd=workdir, cpu_limit=timeout, cpu_report=launch.report)
+    res = run_process(argv, b"", _client_limit(launch, timeout), cwd=workdir, cpu_limit=timeout,
+                      cpu_report=launch.report)
     too_slow = res.timed_out or res.cpu_seconds > timeout
     ok = res.returncode == 0 and not too_slow and os.path.exists(exe)
     return CompileResult(ok, exe if ok else None, res.cpu_seconds, too_slow,
@@ -214,7 +224,7 @@ class TestRun:
 
 def run_test(exe: str, stdin: str, expected: str, *, time_limit: float, runner: Runner = no_runner) -> TestRun:
     launch = _launch(runner, time_limit)
-    res = run_process([*launch.prefix, exe], stdin.encode(), wall_limit(time_limit), cpu_limit=time_limit,
+    res = run_process([*launch.prefix, exe], stdin.encode(), _client_limit(launch, time_limit), cpu_limit=time_limit,
                       cpu_report=launch.report)
     out = res.stdout.decode("utf-8", "replace")
     if res.timed_out or res.cpu_seconds > time_limit:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-import rcc_problems as rp
-import rcc_testkit
+import rcc_testkit  # first: it puts grader/ and assets/ on sys.path
 import rcc_grade
+import rcc_problems as rp
 import rust_codecontests_utils as rcu
 from rcc_model_service import load_tables
 from rcc_variants import VARIANTS
@@ -103,11 +103,13 @@ def test_generated_tests_are_drawn_only_for_programs_that_pass_the_public_and_pr
     assert result.tests_run == sum(len(problem[k]["input"]) for k in ("public_tests", "private_tests", "generated_tests"))
 
 
-def test_cpu_time_of_a_command_run_elsewhere_comes_from_its_launcher_s_report(tmp_path: Path) -> None:
+def test_cpu_time_and_timeouts_of_a_command_run_elsewhere_come_from_its_launcher_s_report(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     report.write_text(json.dumps({"cpuS": 2.5}))
     result = rcu.run_process([sys.executable, "-c", "pass"], b"", 30, cpu_report=str(report))
-    assert result.cpu_seconds == 2.5 and not report.exists()
+    assert result.cpu_seconds == 2.5 and not result.timed_out and not report.exists()
+    report.write_text(json.dumps({"cpuS": 0.1, "timedOut": True}))  # the launcher killed it at its wall limit
+    assert rcu.run_process([sys.executable, "-c", "pass"], b"", 30, cpu_report=str(report)).timed_out
     busy = rcu.run_process([sys.executable, "-c", "import time\nwhile time.process_time() < 0.3: pass"], b"", 30,
                            cpu_report=str(tmp_path / "missing.json"))
     assert busy.cpu_seconds >= 0.25  # no report: the process's own, from wait4
