@@ -12,6 +12,7 @@ import { Command, CommanderError } from "commander";
 import { RebenchError } from "../core/index.js";
 import { registerCalibrate } from "./commands/calibrate.js";
 import { registerDoctor } from "./commands/doctor.js";
+import { registerAssets } from "./commands/assets.js";
 import { registerEnvironments } from "./commands/environments.js";
 import { registerExploits } from "./commands/exploits.js";
 import { registerHuman } from "./commands/human.js";
@@ -48,6 +49,7 @@ export function buildProgram(io: Io): Command {
   registerHuman(program, io);
   registerCalibrate(program, io);
   registerExploits(program, io);
+  registerAssets(program, io);
   for (const command of allCommands(program)) {
     command.exitOverride();
     command.configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });

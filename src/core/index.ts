@@ -4,6 +4,7 @@
  */
 export * from "./aggregate.js";
 export * from "./calibration.js";
+export * from "./assets.js";
 export * from "./errors.js";
 export * from "./events.js";
 export * from "./exploit.js";

@@ -1,0 +1,119 @@
+"""The one table of assets: every name, what it is built from, and the variants that need it.
+
+Model sizes are rows here (``mini-small``, ``mini-large``, ``gpu-small``, ``gpu-large``, ``tiny``); an
+environment that needs another size adds a row. ``VARIANTS`` lists what ``rebench assets build --variant V``
+builds; dependencies are added automatically.
+
+| variant | for | models |
+|---|---|---|
+| ``mini`` | the 2-core CPU variants | ``mini-small``, ``mini-large`` on the 4,096-token BPE, fp32, 1 thread |
+| ``gpu``  | one H100/H200 | ``gpu-small``, ``gpu-large`` (GPT-2-small shape) on GPT-2 BPE tokens, bf16 |
+| ``tiny`` | tests and CI | ``tiny`` on a capped corpus and a 512-token BPE, seconds to build |
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Union
+
+from rebench_env.assets.corpus_builder import CorpusSpec
+from rebench_env.assets.model_builder import ModelSpec
+from rebench_env.assets.tokenizer_builder import BpeTokenizerSpec, Gpt2TokenizerSpec
+from rebench_env.assets.tokens_builder import TokensSpec
+from rebench_env.gpt import GPTConfig
+from rebench_env.train import TrainConfig
+
+Kind = Literal["corpus", "tokenizer", "tokens", "model"]
+Spec = Union[CorpusSpec, Gpt2TokenizerSpec, BpeTokenizerSpec, TokensSpec, ModelSpec]
+
+
+@dataclass(frozen=True)
+class Asset:
+    name: str
+    kind: Kind
+    spec: Spec
+    description: str
+
+    @property
+    def deps(self) -> tuple[str, ...]:
+        spec = self.spec
+        if isinstance(spec, BpeTokenizerSpec):
+            return (spec.corpus,)
+        if isinstance(spec, TokensSpec):
+            return (spec.corpus, spec.tokenizer)
+        if isinstance(spec, ModelSpec):
+            return (spec.tokens,)
+        return ()
+
+
+def _bpe4k(block: int, layers: int, heads: int, embd: int) -> GPTConfig:
+    return GPTConfig(block_size=block, vocab_size=4096, n_layer=layers, n_head=heads, n_embd=embd)
+
+
+def _gpt2(layers: int, heads: int, embd: int) -> GPTConfig:
+    return GPTConfig(block_size=1024, vocab_size=50257, n_layer=layers, n_head=heads, n_embd=embd)
+
+
+ASSETS: dict[str, Asset] = {
+    a.name: a
+    for a in [
+        Asset("corpus", "corpus", CorpusSpec(), "Debian texts (KJV, Jargon File, GCIDE, Python docs), split by document"),
+        Asset("tokenizer-gpt2", "tokenizer", Gpt2TokenizerSpec(), "GPT-2 BPE ranks from npm tiktoken, for Python's tiktoken"),
+        Asset("tokenizer-bpe4k", "tokenizer", BpeTokenizerSpec(corpus="corpus", vocab_size=4096), "byte-level BPE, 4,096 ids, trained on the corpus"),
+        Asset("tokens-gpt2", "tokens", TokensSpec(corpus="corpus", tokenizer="tokenizer-gpt2"), "corpus as GPT-2 token files"),
+        Asset("tokens-bpe4k", "tokens", TokensSpec(corpus="corpus", tokenizer="tokenizer-bpe4k"), "corpus as 4k-BPE token files"),
+        Asset("mini-small", "model", ModelSpec(
+            tokens="tokens-bpe4k", gpt=_bpe4k(128, 2, 4, 128),
+            train=TrainConfig(steps=600, batch_size=16, learning_rate=2e-3, warmup_steps=50, log_interval=20, eval_batches=20),
+        ), "2-layer d128 GPT, CPU fp32"),
+        Asset("mini-large", "model", ModelSpec(
+            tokens="tokens-bpe4k", gpt=_bpe4k(128, 4, 6, 192),
+            train=TrainConfig(steps=600, batch_size=16, learning_rate=1.5e-3, warmup_steps=50, log_interval=20, eval_batches=20),
+        ), "4-layer d192 GPT, CPU fp32"),
+        Asset("gpu-small", "model", ModelSpec(
+            tokens="tokens-gpt2", gpt=_gpt2(6, 6, 384), device="cuda", threads=None,
+            train=TrainConfig(steps=1500, batch_size=16, learning_rate=1e-3, warmup_steps=100, precision="bf16", log_interval=50, eval_interval=500, eval_batches=20),
+        ), "6-layer d384 GPT on GPT-2 tokens, bf16"),
+        Asset("gpu-large", "model", ModelSpec(
+            tokens="tokens-gpt2", gpt=_gpt2(12, 12, 768), device="cuda", threads=None,
+            train=TrainConfig(steps=1500, batch_size=16, learning_rate=6e-4, warmup_steps=100, precision="bf16", log_interval=50, eval_interval=500, eval_batches=20),
+        ), "GPT-2-small shape (12-layer d768, 124M) on GPT-2 tokens, bf16"),
+        Asset("corpus-tiny", "corpus", CorpusSpec(max_docs_per_source=200, val_fraction=0.05, test_fraction=0.05), "the first 200 documents of each source (tests)"),
+        Asset("tokenizer-bpe512-tiny", "tokenizer", BpeTokenizerSpec(corpus="corpus-tiny", vocab_size=512), "byte-level BPE, 512 ids (tests)"),
+        Asset("tokens-bpe512-tiny", "tokens", TokensSpec(corpus="corpus-tiny", tokenizer="tokenizer-bpe512-tiny"), "tiny corpus as 512-BPE token files (tests)"),
+        Asset("tiny", "model", ModelSpec(
+            tokens="tokens-bpe512-tiny", gpt=GPTConfig(block_size=32, vocab_size=512, n_layer=1, n_head=2, n_embd=32),
+            train=TrainConfig(steps=30, batch_size=8, learning_rate=3e-3, log_interval=10, eval_batches=4),
+        ), "1-layer d32 GPT (tests)"),
+    ]
+}  # fmt: skip
+
+VARIANTS: dict[str, tuple[str, ...]] = {
+    "mini": ("corpus", "tokenizer-gpt2", "tokenizer-bpe4k", "tokens-gpt2", "tokens-bpe4k", "mini-small", "mini-large"),
+    "gpu": ("corpus", "tokenizer-gpt2", "tokens-gpt2", "gpu-small", "gpu-large"),
+    "tiny": ("corpus-tiny", "tokenizer-bpe512-tiny", "tokens-bpe512-tiny", "tiny"),
+}
+
+
+def with_dependencies(names: list[str] | tuple[str, ...]) -> list[str]:
+    """``names`` and everything they need, dependencies first (catalog order among equals)."""
+    unknown = [n for n in names if n not in ASSETS]
+    if unknown:
+        raise KeyError(f"unknown asset(s) {unknown}; known: {', '.join(ASSETS)}")
+    needed: set[str] = set()
+
+    def visit(name: str) -> None:
+        if name not in needed:
+            needed.add(name)
+            for dep in ASSETS[name].deps:
+                visit(dep)
+
+    for name in names:
+        visit(name)
+    order = list(ASSETS)
+    result: list[str] = []
+    while len(result) < len(needed):
+        for name in order:
+            if name in needed and name not in result and all(d in result for d in ASSETS[name].deps):
+                result.append(name)
+    return result
