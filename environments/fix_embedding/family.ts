@@ -47,7 +47,7 @@ function implementation(variant: Variant, profileName: string): VariantImplement
     workspace: "workspace",
     grader: { command: ["python3", "grader/score.py"] },
     setup: { command: ["python3", "grader/setup.py", "--profile", profileName] },
-    reference: { actions: `reference/${variant === "mini" ? "mini" : "gpu"}.actions.jsonl`, files: unpackReference },
+    reference: { actions: `reference/${variant}.actions.jsonl`, files: unpackReference },
     protected: ["grader"],
     assets: profileAssets(profile),
   };

@@ -21,7 +21,7 @@ export async function stageAssets(names: readonly string[], protectedStaging: st
   const root = assetsHome(home);
   const missing = names.filter((name) => !existsSync(path.join(root, name, "asset.json")));
   if (missing.length > 0) {
-    throw new UnavailableError(`asset(s) ${missing.join(", ")} not built in ${root}`, {
+    throw new UnavailableError(`asset(s) ${missing.join(", ")} not built in ${root}: run rebench assets build --only ${missing.join(",")}`, {
       hint: `build them first: rebench assets build --only ${missing.join(",")}`,
     });
   }

@@ -7,7 +7,7 @@ Run by rebench as the grader user, with the protected directory as working direc
 As upstream's ``score.py``: the weights are loaded strictly into a fixed architecture (``rebench_env.gpt.GPT``
 with the configuration the set-up recorded from the original large model, never the checkpoint's own),
 then the mean next-token loss is taken on fixed-seed random windows of the hidden validation split (and of
-the training split, for the message). Score = ln(loss_validation - floor); lower is better; the run's final
+the training split, for the message; the hidden test split is not used). Score = ln(loss_validation - floor); lower is better; the run's final
 score is the minimum. The first call of a run (the starting score rebench logs when the run starts) scores
 the corrupted large model as handed out, as upstream's first ``intermediate_score`` did.
 
@@ -43,7 +43,7 @@ from checkpoint import Refused, load_strict, load_weights, read_workspace_file  
 
 SOLUTION = "fixed_model.pth"
 STARTING_MARKER = "starting_score_logged"
-SPLITS = ("val", "train", "test")
+SPLITS = ("val", "train")  # as upstream's estimate_loss; the hidden test split is not used for scoring
 
 
 def evaluate(model: torch.nn.Module, data: Path, ev: dict[str, Any], block_size: int) -> dict[str, float]:
@@ -51,7 +51,6 @@ def evaluate(model: torch.nn.Module, data: Path, ev: dict[str, Any], block_size:
     return {
         split: evaluate_loss(model, read_tokens(data / f"{split}.bin"), ev["batches"], ev["batch_size"], block_size, seed=ev["seed"], device=ev["device"])
         for split in SPLITS
-        if split != "test" or (data / "test.bin").exists()  # OpenWebText (paper) has no test split
     }
 
 

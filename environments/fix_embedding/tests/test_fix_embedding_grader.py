@@ -39,7 +39,7 @@ def test_first_call_scores_the_corrupted_model_then_the_agents_file(sandbox, ass
     assert first["message"]["model"].startswith("large_model.pth as handed out")
     losses = first["details"]["losses"]
     assert first["outcome"]["value"] == pytest.approx(math.log(losses["val"] - 1.0))
-    assert set(losses) == {"val", "train", "test"}
+    assert set(losses) == {"val", "train"}
     second = sandbox.score_process()
     assert second["outcome"] == {"kind": "invalid", "reason": second["outcome"]["reason"]}
     assert "fixed_model.pth does not exist" in second["outcome"]["reason"]
