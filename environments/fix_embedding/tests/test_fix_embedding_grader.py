@@ -129,6 +129,7 @@ class Payload:
         return (os.system, (f"touch {os.environ.get('FIXEMB_MARK', '/tmp/fix-embedding-pwned')}",))
 
 
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol")
 def test_a_pickle_that_runs_code_is_refused_without_running_it(sandbox, tmp_path, monkeypatch):
     started(sandbox)
     mark = tmp_path / "pwned"
@@ -157,7 +158,7 @@ def test_other_files_are_refused(sandbox, assets_home):
 
 
 def test_without_the_set_up_the_grader_reports_an_error(tmp_path):
-    from conftest import env_score
+    from fix_embedding_helpers import env_score
 
     outcome, _, _ = env_score.score(tmp_path, tmp_path, False)
     assert outcome["kind"] == "error" and "set-up did not run" in outcome["message"]

@@ -12,7 +12,7 @@ import types
 
 import pytest
 import torch
-from conftest import GRADER_DIR, Sandbox, load, env_score, env_setup
+from fix_embedding_helpers import GRADER_DIR, Sandbox, load, env_score, env_setup
 
 from rebench_env.assets import require_asset
 from rebench_env.gpt import GPT

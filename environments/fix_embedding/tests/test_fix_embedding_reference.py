@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conftest import ENV_DIR, load
+from fix_embedding_helpers import ENV_DIR, load
 
 
 def test_the_reference_fixes_the_tiny_model_through_the_workspace_files_only(sandbox, tmp_path):

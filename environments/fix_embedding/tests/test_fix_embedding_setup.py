@@ -9,7 +9,7 @@ import json
 import stat
 
 import torch
-from conftest import env_setup
+from fix_embedding_helpers import env_setup
 
 from rebench_env.assets import require_asset
 
@@ -60,7 +60,7 @@ def test_the_permutation_follows_the_seed():
 
 
 def test_two_set_ups_draw_different_seeds(tmp_path, assets_home):
-    from conftest import Sandbox
+    from fix_embedding_helpers import Sandbox
 
     a = Sandbox(tmp_path / "a", assets_home)
     b = Sandbox(tmp_path / "b", assets_home)
