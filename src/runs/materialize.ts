@@ -2,7 +2,8 @@
  * @module
  * Materialize an environment variant as a run's sandbox: the workspace (the variant's folder, or a human's
  * directory), the protected directory (the variant's `grader/` and `reference/`, or the folders it names),
- * the manifest's resources as limits, then the variant's set-up command as root.
+ * the assets it names under `assets/` there (src/runs/stage-assets.ts), the manifest's resources as
+ * limits, then the variant's set-up command as root.
  */
 import { existsSync } from "node:fs";
 import { cp, mkdtemp, rm } from "node:fs/promises";
@@ -12,6 +13,7 @@ import { InfrastructureError, InvalidInputError } from "../core/index.js";
 import type { Sandbox, SandboxBackend } from "../sandbox/sandbox.js";
 import { shellJoin } from "../scoring/shell-join.js";
 import type { RunEnvironment } from "./run-environment.js";
+import { stageAssets } from "./stage-assets.js";
 
 /** Processes and threads the agent user may have at once, for every variant. */
 export const SANDBOX_PROCESS_LIMIT = 1024;
@@ -39,6 +41,7 @@ export async function createRunSandbox(
         throw new InvalidInputError(`${family.name}: the protected folder "${folder}" does not exist in ${family.dir}`);
       }
     }
+    await stageAssets(implementation.assets ?? [], staging);
     sandbox = await backend.create({
       id,
       workspaceFrom: options.workspaceFrom ?? path.join(family.dir, implementation.workspace),
