@@ -2,8 +2,9 @@
  * @module
  * Materialize an environment variant as a run's sandbox: the workspace (the variant's folder, or a human's
  * directory), the protected directory (the variant's `grader/` and `reference/`, or the folders it names),
- * what the variant's `prepare` hook built on the host (more workspace and protected files, mounted tools),
- * the manifest's resources as limits, then the variant's set-up command as root.
+ * the assets it names under `assets/` there (src/runs/stage-assets.ts), what the variant's `prepare` hook
+ * built on the host (more workspace and protected files, mounted tools), the manifest's resources as limits,
+ * then the variant's set-up command as root.
  */
 import { existsSync } from "node:fs";
 import { cp, mkdtemp, rm } from "node:fs/promises";
@@ -14,6 +15,7 @@ import type { VariantPreparation } from "../environments/contract.js";
 import type { Sandbox, SandboxBackend } from "../sandbox/sandbox.js";
 import { shellJoin } from "../scoring/shell-join.js";
 import type { RunEnvironment } from "./run-environment.js";
+import { stageAssets } from "./stage-assets.js";
 
 /** Processes and threads the agent user may have at once, for every variant. */
 export const SANDBOX_PROCESS_LIMIT = 1024;
@@ -44,6 +46,7 @@ export async function createRunSandbox(
         throw new InvalidInputError(`${family.name}: the protected folder "${folder}" does not exist in ${family.dir}`);
       }
     }
+    await stageAssets(implementation.assets ?? [], staging);
     if (prepared.protected) await cp(prepared.protected, staging, { recursive: true });
     if (prepared.workspace && !options.workspaceFrom) {
       // A human's directory already holds the prepared files (`rebench start` copied them there).
