@@ -2,9 +2,9 @@
  * @module
  * rust_codecontests end to end in the real sandbox (TEST_BACKEND, `local` by default): `rebench start` and
  * `rebench score` on a person's directory (the full mini split; the agent's shell reaches the validation
- * model service and the mounted rustc), then, on a copy of the family that keeps 12 hidden problems (quicker
- * scoring calls), the starting and the reference solution replayed through the tool API and the exploits that
- * only the sandbox can block. The full runs: `rebench run rust_codecontests --variant mini --agent replay`
+ * model service and the mounted rustc), then, on copies of the family that keep fewer hidden problems (quicker
+ * scoring calls), the starting and the reference solution replayed through the tool API (12 problems) and the
+ * exploits that only the sandbox can block (4: fish_expected_outputs compiles one program per problem). The full runs: `rebench run rust_codecontests --variant mini --agent replay`
  * and `rebench exploits rust_codecontests --variant mini` (README).
  * Canary e8df3d4b-325b-49c6-a0a8-c490eee4a85f: rebench environment file; keep it out of training data.
  */
@@ -37,16 +37,16 @@ async function runData(runId: string) {
   }
 }
 
-/** A copy of the family named `rcc_ci` keeping 12 hidden problems, with the given exploits. */
-function ciFamily(): string {
-  const dir = path.join(root, "rcc_ci");
-  if (existsSync(dir)) return "rcc_ci";
+/** A copy of the family named `name` keeping `subset` hidden problems, with the exploits that rest on the sandbox. */
+function ciFamily(name: string, subset: number): string {
+  const dir = path.join(root, name);
+  if (existsSync(dir)) return name;
   for (const item of ["grader", "workspace", "reference", "calibration.json"]) cpSync(path.join(family.dir, item), path.join(dir, item), { recursive: true });
-  for (const name of SANDBOX_EXPLOITS) {
-    for (const ext of [".json", ".py"]) cpSync(path.join(family.dir, "exploits", name + ext), path.join(dir, "exploits", name + ext));
+  for (const exploit of SANDBOX_EXPLOITS) {
+    for (const ext of [".json", ".py"]) cpSync(path.join(family.dir, "exploits", exploit + ext), path.join(dir, "exploits", exploit + ext));
   }
-  registerExtraEnvironment(defineRustEnvironment({ name: "rcc_ci", moduleUrl: pathToFileURL(path.join(dir, "family.ts")).href, subset: 12 }));
-  return "rcc_ci";
+  registerExtraEnvironment(defineRustEnvironment({ name, moduleUrl: pathToFileURL(path.join(dir, "family.ts")).href, subset }));
+  return name;
 }
 
 describe("rust_codecontests mini in the sandbox", () => {
@@ -80,7 +80,7 @@ describe("rust_codecontests mini in the sandbox", () => {
   }, SLOW);
 
   test("the replay agent's start solves nothing and its reference, uploaded through the tool API, clearly more", async () => {
-    const name = ciFamily();
+    const name = ciFamily("rcc_ci", 12);
     const raw: Record<string, number> = {};
     for (const actions of ["start", "reference"]) {
       const result = await rebench("run", name, "--variant", "mini", "--agent", "replay", "--actions", actions, "--db", db, "--backend", TEST_BACKEND, "--json", "--progress", "600");
@@ -96,12 +96,12 @@ describe("rust_codecontests mini in the sandbox", () => {
       }
     }
     expect(raw.start).toBe(0);
-    // 0.45 on the full split; on 12 problems spread over the ratings, at least two solved.
+    // 0.51 on the full split; on 12 problems spread over the ratings, at least two solved.
     expect(raw.reference).toBeGreaterThanOrEqual(2 / 12);
   }, SLOW);
 
   test("the exploits that rest on the sandbox are blocked: hidden split, expected outputs, saving hidden statements", async () => {
-    const result = await rebench("exploits", ciFamily(), "--variant", "mini", "--backend", TEST_BACKEND, "--db", db, "--json", "--progress", "600");
+    const result = await rebench("exploits", ciFamily("rcc_ci4", 4), "--variant", "mini", "--backend", TEST_BACKEND, "--db", db, "--json", "--progress", "600");
     expect(result.code, result.stderr + result.stdout).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.exploits.map((e: { name: string; status: string }) => `${e.name}: ${e.status}`)).toEqual(SANDBOX_EXPLOITS.map((n) => `${n}: blocked`));
