@@ -50,7 +50,7 @@ def test_the_starting_solution_scores_zero_and_hidden_score_hides_the_numbers(tm
 @pytest.mark.skipif(not os.environ.get("REBENCH_SLOW"), reason="about a minute: REBENCH_SLOW=1 (runs.test.ts replays "
                     "the reference in the sandbox on 12 problems; calibration.json has the full split)")
 def test_the_reference_solution_solves_a_clear_share_of_the_hidden_split(tmp_path: Path) -> None:
-    """Half the hidden split, every other problem by rating (the full split: calibration.json, 0.45 ± 0.04)."""
+    """Half the hidden split, every other problem by rating (the full split, one call: 0.45 ± 0.04, assets/calibration-direct.json)."""
     workspace, protected = rcc_testkit.subset_task(tmp_path, 22, rcc_testkit.reference_module_source(), every=2)
     result = rcc_testkit.run_grader(workspace, protected, tmp_path / "result.json")
     assert result["outcome"]["kind"] == "scored"
