@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import os from "node:os";
 import path from "node:path";
 import { ConflictError, InvalidInputError } from "../../core/index.js";
+import { gpuDeviceNodes } from "../gpu-devices.js";
 import { runtimeFiles, SANDBOX_ID, SANDBOX_USER_NAMES } from "../layout.js";
 import { probeBackend } from "../probe.js";
 import type { BackendCheck, Sandbox, SandboxSpec } from "../sandbox.js";
@@ -96,6 +97,7 @@ export class LocalBackend implements TerminalBackend {
       mounts: [...(spec.mounts ?? [])],
       pythonDir: files.pythonDir,
       venv: files.venv,
+      gpuNodes: gpuDeviceNodes(spec.gpus ?? []),
     };
     mkdirSync(dirs.root, { recursive: true, mode: 0o755 });
     dirs.create({ workspaceFrom: spec.workspaceFrom, protectedFrom: spec.protectedFrom, owners });

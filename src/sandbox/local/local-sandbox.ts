@@ -36,6 +36,8 @@ export interface LocalSandboxMetadata {
   mounts: SandboxMount[];
   pythonDir: string;
   venv: string | undefined;
+  /** Host device nodes of the GPUs this sandbox may use (absent in metadata written before GPUs). */
+  gpuNodes?: string[];
 }
 
 export class LocalSandbox implements TerminalSandbox {
@@ -124,6 +126,7 @@ export class LocalSandbox implements TerminalSandbox {
         venv: this.meta.venv,
         pythonDir: this.meta.pythonDir,
         mounts: this.meta.mounts,
+        gpuNodes: this.meta.gpuNodes ?? [],
       }),
       cgroups,
     });
