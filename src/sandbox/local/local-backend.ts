@@ -14,7 +14,7 @@ import { runtimeFiles, SANDBOX_ID, SANDBOX_USER_NAMES } from "../layout.js";
 import { probeBackend } from "../probe.js";
 import type { BackendCheck, Sandbox, SandboxSpec } from "../sandbox.js";
 import type { TerminalBackend } from "../terminal.js";
-import { cgroupsV1Available } from "./cgroup.js";
+import { type CgroupVersion, cgroupVersion } from "./limit-groups.js";
 import { HostDirs, type Ids, type Owners } from "./host-dirs.js";
 import { LocalSandbox, type LocalSandboxMetadata } from "./local-sandbox.js";
 import { commandWorks } from "../which.js";
@@ -61,8 +61,8 @@ export class LocalBackend implements TerminalBackend {
     }
     if (!this.cgroupsUsable()) {
       problems.push(
-        "no cgroup v1 memory/pids controllers usable (needs root): memory is limited per process " +
-          "(RLIMIT_AS), not for the sandbox as a whole, and processes per user (RLIMIT_NPROC)",
+        "no cgroup memory/pids controllers usable (v1 or v2, needs root): memory is limited per process " +
+          "(RLIMIT_AS; none in sandboxes given GPUs), not for the sandbox as a whole, and processes per user (RLIMIT_NPROC)",
       );
     }
     return problems;
@@ -137,8 +137,8 @@ export class LocalBackend implements TerminalBackend {
     return count;
   }
 
-  private cgroupsUsable(): boolean {
-    return !this.unprivileged && cgroupsV1Available();
+  private cgroupsUsable(): CgroupVersion | false {
+    return (!this.unprivileged && cgroupVersion()) || false;
   }
 }
 
