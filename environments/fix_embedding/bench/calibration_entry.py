@@ -1,13 +1,15 @@
 """Turn ``bench/gpu_calibrate.py`` run records into a calibration.json entry (src/core/calibration.ts).
 
     python3 environments/fix_embedding/bench/calibration_entry.py RUN.json... --variant gpu \
-        --rebench-commit COMMIT [--note TEXT] [--entry FILE] [--write environments/fix_embedding/calibration.json]
+        --rebench-commit COMMIT [--note TEXT] [--floor F] [--entry FILE] [--write environments/fix_embedding/calibration.json]
 
 The entry has the shape ``rebench calibrate --write`` gives (``VariantCalibration``): the machine as the
 runs recorded it (plus rebench's version and the commit the scripts came from), the date the last run
 ended, the run count, the start's and the reference's mean, sample standard deviation, count and values in
 run order, and gap / larger standard deviation (rounded as rebench rounds it). A run without a start or a
-reference score (or with an error) is left out and named. ``--entry`` writes the entry alone; ``--write``
+reference score (or with an error) is left out and named. ``--floor F`` rescores every valid call as
+ln(validation loss - F) from the loss the grader recorded, which is what the grader gives with that floor
+(the loss does not depend on it): for a floor re-estimated after the runs. ``--entry`` writes the entry alone; ``--write``
 replaces that variant's entry in calibration.json and keeps the others; with neither it is printed. Prints
 the runs as a table.
 
@@ -17,7 +19,9 @@ Canary 3ee46a69-d686-429f-ab44-10670a28e35b: rebench environment file; keep out 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
+import math
 import statistics
 import sys
 from pathlib import Path
@@ -30,6 +34,24 @@ VARIANTS = ("mini", "gpu", "paper")  # CalibrationFile's keys
 
 def stats(values: list[float]) -> dict[str, Any]:
     return {"mean": statistics.mean(values), "std": statistics.stdev(values), "n": len(values), "values": values}
+
+
+def rescored(record: dict[str, Any], floor: float) -> dict[str, Any]:
+    """The run with each valid call's score recomputed as ln(loss_validation - floor); start and reference again."""
+    out = copy.deepcopy(record)
+    values = []
+    for call in out.get("scores", []):
+        if call["outcome"]["kind"] == "scored":
+            val = call["details"]["losses"]["val"]
+            if val <= floor:
+                raise ValueError(f"validation loss {val} is at or under the floor {floor}")
+            call["outcome"]["value"] = math.log(val - floor)
+            call["details"]["floor"] = floor
+            values.append(call["outcome"]["value"])
+    first = out["scores"][0]["outcome"] if out.get("scores") else None
+    out["start"] = first["value"] if first and first["kind"] == "scored" else None
+    out["reference"] = min(values) if len(out.get("scores", [])) > 1 and values else None
+    return out
 
 
 def entry_of(runs: list[dict[str, Any]], commit: str | None, note: str) -> dict[str, Any]:
@@ -69,11 +91,14 @@ def main() -> int:
     parser.add_argument("--rebench-commit", help="the rebench commit the scripts came from")
     parser.add_argument("--note", default="", help="free text recorded in the entry (how it was measured)")
     parser.add_argument("--write", type=Path, help="calibration.json to put the entry into")
+    parser.add_argument("--floor", type=float, help="rescore with this floor from the recorded validation losses")
     parser.add_argument("--entry", type=Path, help="write the entry alone (JSON) to this file")
     args = parser.parse_args()
     if args.write and args.variant not in VARIANTS:
         parser.error(f"calibration.json holds {', '.join(VARIANTS)} only, not {args.variant!r}")
     records = [(str(path), json.loads(path.read_text())) for path in args.runs]
+    if args.floor is not None:
+        records = [(name, rescored(r, args.floor)) for name, r in records]
     print(table(records))
     complete = [r for _, r in records if r.get("start") is not None and r.get("reference") is not None and "error" not in r]
     for name, r in records:

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import importlib.util
 import json
 import os
 import platform
@@ -45,14 +44,8 @@ from typing import Any
 
 ENV_DIR = Path(__file__).resolve().parents[1]
 REPO = ENV_DIR.parents[1]
-
-
-def load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gpu_start import load  # noqa: E402  (imports a script under a unique module name)
 
 
 def machine_info() -> dict[str, Any]:

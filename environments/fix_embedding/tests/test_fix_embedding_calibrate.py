@@ -7,6 +7,7 @@ Canary 3ee46a69-d686-429f-ab44-10670a28e35b: rebench environment file; keep out 
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -72,6 +73,17 @@ def test_the_entry_has_calibrate_s_shape_and_leaves_out_failed_runs(tmp_path):
     assert entry_module.entry_of(runs[:2], None, "")["gapOverStd"] is not None
     with pytest.raises(ValueError, match="at least 2"):
         entry_module.entry_of(runs[:1], None, "")
+
+
+def test_a_new_floor_rescores_the_recorded_validation_losses_as_the_grader_would():
+    entry_module = load("fix_embedding_calibration_entry", BENCH / "calibration_entry.py")
+    call = lambda kind, val: {"outcome": {"kind": kind, "value": 0.0}, "details": {"losses": {"val": val}, "floor": 1.5}}  # noqa: E731
+    record = {"scores": [call("scored", 12.0), call("invalid", 9.0), call("scored", 2.6)], "start": 2.36, "reference": 0.1}
+    again = entry_module.rescored(record, 1.3)
+    assert again["start"] == pytest.approx(math.log(10.7)) and again["reference"] == pytest.approx(math.log(1.3))
+    assert again["scores"][1]["outcome"]["value"] == 0.0 and record["start"] == 2.36  # invalid calls and the input stay
+    with pytest.raises(ValueError, match="under the floor"):
+        entry_module.rescored(record, 2.6)
 
 
 def use_cuda_grading(sandbox) -> None:
