@@ -3,8 +3,8 @@
  * Materialize an environment variant as a run's sandbox: the workspace (the variant's folder, or a human's
  * directory), the protected directory (the variant's `grader/` and `reference/`, or the folders it names),
  * the assets it names under `assets/` there (src/runs/stage-assets.ts), what the variant's `prepare` hook
- * built on the host (more workspace and protected files, mounted tools), the manifest's resources as limits,
- * then the variant's set-up command as root.
+ * built on the host (more workspace and protected files, mounted tools), the manifest's resources as limits
+ * and GPUs (the first N of the host's), then the variant's set-up command as root.
  */
 import { existsSync } from "node:fs";
 import { cp, mkdtemp, rm } from "node:fs/promises";
@@ -13,6 +13,7 @@ import path from "node:path";
 import { InfrastructureError, InvalidInputError } from "../core/index.js";
 import type { VariantPreparation } from "../environments/contract.js";
 import type { Sandbox, SandboxBackend } from "../sandbox/sandbox.js";
+import { firstGpus } from "../sandbox/gpu-devices.js";
 import { shellJoin } from "../scoring/shell-join.js";
 import type { RunEnvironment } from "./run-environment.js";
 import { stageAssets } from "./stage-assets.js";
@@ -59,6 +60,7 @@ export async function createRunSandbox(
       workspaceFrom,
       protectedFrom: staging,
       limits: { memoryMb: Math.round(manifest.resources.memoryGb * 1024), processes: SANDBOX_PROCESS_LIMIT },
+      gpus: firstGpus(manifest.resources.gpu?.countRange[0] ?? 0),
       ...(prepared.mounts ? { mounts: prepared.mounts } : {}),
       ...(prepared.path ? { path: prepared.path } : {}),
       ...(prepared.env ? { env: prepared.env } : {}),

@@ -91,6 +91,12 @@ export interface SandboxSpec {
   mounts?: readonly SandboxMount[];
   /** Directories (inside the sandbox) put first on every user's PATH, e.g. a mounted toolchain's bin. */
   path?: readonly string[];
+  /**
+   * Host GPUs (NVIDIA, by index as nvidia-smi numbers them) that commands in the sandbox may use; default
+   * none. Local backend: the device nodes of those GPUs and the driver's control nodes are bound into the
+   * namespaces; container backend: a Docker device request for those GPUs.
+   */
+  gpus?: readonly number[];
 }
 
 export interface Sandbox {

@@ -94,7 +94,15 @@ export class HostDirs {
    */
   bwrapArgs(
     role: Role,
-    options: { privileged: boolean; venv: string | undefined; pythonDir: string; mounts: readonly SandboxMount[]; path?: readonly string[]; sharedNet?: boolean },
+    options: {
+      privileged: boolean;
+      venv: string | undefined;
+      pythonDir: string;
+      mounts: readonly SandboxMount[];
+      path?: readonly string[];
+      sharedNet?: boolean;
+      gpuNodes?: readonly string[];
+    },
   ): string[] {
     const args = ["--unshare-pid", ...(options.sharedNet ? [] : ["--unshare-net"]), "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
     args.push("--hostname", "rebench", "--new-session", "--info-fd", "3");
@@ -104,6 +112,7 @@ export class HostDirs {
     // A writable /dev/shm of the namespace's own (bubblewrap's is root's, 0755): POSIX semaphores and shared
     // memory, which Python's multiprocessing and torch's data loaders need.
     args.push("--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm", "--tmpfs", "/run", "--dir", "/var");
+    for (const node of options.gpuNodes ?? []) args.push("--dev-bind", node, node);
     args.push("--bind", this.tmp, SANDBOX_PATHS.tmp, "--symlink", "../tmp", "/var/tmp");
     args.push("--dir", "/home", "--bind", this.home, SANDBOX_PATHS.home);
     // Shell state in memory: rewritten after every command, and ext4 truncation costs milliseconds.
