@@ -1,0 +1,179 @@
+"""Build the hidden ground truth of scaling_law: a sweep of training runs at and below the target budget.
+
+    python environments/scaling_law/sweep/build_sweep.py --variant mini --out sweep-mini --workers 2
+    python environments/scaling_law/sweep/build_sweep.py --variant gpu --out sweep-gpu --workers 1 --budget-seconds 180
+
+The sweep is a grid: every width in ``--widths`` at every budget fraction in ``--fractions`` of the target
+(``max_iters = floor(fraction * target / flops_per_iter)``). The row at fraction 1 is the iso-FLOP line the
+answer is graded on; the lower rows let the grader interpolate answers that use less than the budget.
+Every point runs the grader's own ``train.py --launched`` in a child process (the exact code the launcher
+runs for the agent, one CPU thread each on a CPU) and is saved as ``OUT/points/d<width>_f<fraction>.json``
+when it finishes, so an interrupted build resumes where it stopped. ``OUT/sweep.json`` gathers the points
+and the build's timing; ``pack_sweep.sh`` encrypts it into ``grader/sweep.zip``.
+
+Canary a99505a7-4586-4226-b19e-e5b4a1e41660: rebench environment file; keep out of training data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+GRADER = HERE.parent / "grader"
+sys.path.insert(0, str(GRADER))
+import train as training  # noqa: E402  (the grader's training code: one source for launcher and sweep)
+
+DEFAULT_WIDTHS = {"mini": "48,64,96,128,192,256", "gpu": "256,384,512,768,1024,1536", "paper": "256,384,512,768,1024,1536"}
+DEFAULT_FRACTIONS = "1/16,1/4,1"
+CODE_FILES = [GRADER / "train.py"] + [HERE.parents[2] / "python" / "rebench_env" / n for n in ("gpt.py", "train.py", "tokens.py")]
+
+
+def code_hashes() -> dict[str, str]:
+    """sha256 of the files that decide a point's loss; the shipped sweep records them (a test compares)."""
+    root = HERE.parents[2]
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in CODE_FILES}
+
+
+def point_name(width: int, fraction: Fraction) -> str:
+    return f"d{width}_f{fraction.numerator}-{fraction.denominator}"
+
+
+def plan(variant: str, widths: list[int], fractions: list[Fraction]) -> list[dict[str, Any]]:
+    """Every point, cheapest rows first (the low budgets give an early look at the curve)."""
+    setting = training.SETTINGS[variant]
+    points = []
+    for fraction in sorted(fractions):
+        for width in widths:
+            per_iter = training.flops(setting, width, 1)
+            iters = int(fraction * Fraction(setting.target_flops) / Fraction(per_iter))
+            points.append({"name": point_name(width, fraction), "n_embd": width, "max_iters": iters,
+                           "fraction": str(fraction), "flops": training.flops(setting, width, iters)})  # fmt: skip
+    return points
+
+
+def run_point(variant: str, point: dict[str, Any], data_dir: str, out: Path, seed: int, device: str | None) -> dict[str, Any]:
+    """Train one point through ``train.py --launched`` and save its record; returns it."""
+    experiment = training.check_request(training.SETTINGS[variant], {"n_embd": point["n_embd"], "max_iters": point["max_iters"],
+                                                                   "seed": seed, "log_interval": max(1, point["max_iters"] // 50)})  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = Path(tmp) / "spec.json"
+        spec.write_text(json.dumps({"variant": variant, "experiment": experiment, "data_dir": data_dir, "device": device}))
+        read, write = os.pipe()
+        started = time.time()
+        with open(Path(tmp) / "stderr", "w+") as err:
+            child = subprocess.Popen([sys.executable, str(GRADER / "train.py"), "--launched", str(spec), "--events-fd", str(write)],
+                                     pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=err)  # fmt: skip
+            os.close(write)
+            with os.fdopen(read) as events:
+                lines = [json.loads(line) for line in events]
+            code = child.wait()
+            err.seek(0)
+            stderr = err.read()
+    done = [e for e in lines if e.get("type") == "done"]
+    if code != 0 or not done:
+        raise RuntimeError(f"point {point['name']} failed (exit {code}): {stderr[-2000:]}")
+    record = {**point, "seed": seed, "val_loss": done[0]["val_loss"], "final_train_loss": done[0]["final_train_loss"],
+              "seconds": done[0]["seconds"], "wall_seconds": time.time() - started, "learning_rate": done[0]["learning_rate"],
+              "params": done[0]["params"], "train": [e for e in lines if e.get("type") == "log"],
+              "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}  # fmt: skip
+    target = out / "points" / f"{point['name']}.json"
+    partial = target.with_suffix(".json.partial")
+    partial.write_text(json.dumps(record, indent=1) + "\n")
+    partial.replace(target)
+    return record
+
+
+def machine() -> dict[str, Any]:
+    import torch
+
+    info: dict[str, Any] = {"python": platform.python_version(), "torch": torch.__version__, "cpu": platform.processor() or platform.machine(),
+                            "cores": os.cpu_count(), "host": platform.node()}  # fmt: skip
+    if torch.cuda.is_available():
+        info["gpu"] = torch.cuda.get_device_name(0)
+    return info
+
+
+def gather(variant: str, points: list[dict[str, Any]], out: Path, started: float, widths: list[int], fractions: list[Fraction]) -> dict[str, Any]:
+    """``sweep.json``: the grid of losses (rows = fractions, columns = widths) and every point's record."""
+    records = {p["name"]: json.loads((out / "points" / f"{p['name']}.json").read_text()) for p in points
+               if (out / "points" / f"{p['name']}.json").exists()}  # fmt: skip
+    previous = json.loads((out / "sweep.json").read_text()) if (out / "sweep.json").exists() else {}
+    setting = training.SETTINGS[variant]
+    summary = {
+        "variant": variant, "setting": setting.__dict__, "target_flops": setting.target_flops, "cap_flops": setting.cap_flops,
+        "widths": widths, "fractions": [str(f) for f in sorted(fractions)],
+        "losses": [[records.get(point_name(w, f), {}).get("val_loss") for w in widths] for f in sorted(fractions)],
+        "complete": len(records) == len(points), "points": [records[p["name"]] for p in points if p["name"] in records],
+        "train_seconds": sum(r["seconds"] for r in records.values()),
+        "build_wall_seconds": previous.get("build_wall_seconds", 0.0) + (time.time() - started),
+        "code": code_hashes(), "machine": machine(),
+    }  # fmt: skip
+    (out / "sweep.json").write_text(json.dumps(summary, indent=1) + "\n")
+    return summary
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--variant", choices=sorted(training.SETTINGS), required=True)
+    parser.add_argument("--out", required=True, help="folder for points/ and sweep.json (resumes what is there)")
+    parser.add_argument("--data", help="token folder with train.bin and val.bin (default: the variant's asset)")
+    parser.add_argument("--widths", help="comma-separated n_embd values (default per variant)")
+    parser.add_argument("--fractions", default=DEFAULT_FRACTIONS, help="budget fractions of the target (default %(default)s)")
+    parser.add_argument("--only", help="comma-separated point names to run (default all)")
+    parser.add_argument("--workers", type=int, default=1, help="points trained at once (default 1)")
+    parser.add_argument("--seed", type=int, default=training.DEFAULT_SEED)
+    parser.add_argument("--device", help="override the variant's device (e.g. cpu for a smoke test)")
+    parser.add_argument("--budget-seconds", type=float, help="start no new point after this many seconds")
+    parser.add_argument("--dry-run", action="store_true", help="print the plan and exit")
+    args = parser.parse_args()
+
+    widths = [int(w) for w in (args.widths or DEFAULT_WIDTHS[args.variant]).split(",")]
+    fractions = [Fraction(f) for f in args.fractions.split(",")]
+    out = Path(args.out)
+    (out / "points").mkdir(parents=True, exist_ok=True)
+    points = plan(args.variant, widths, fractions)
+    todo = [p for p in points if not (out / "points" / f"{p['name']}.json").exists()]
+    if args.only:
+        todo = [p for p in todo if p["name"] in args.only.split(",")]
+    for p in points:
+        state = "todo" if p in todo else "done"
+        print(f"{p['name']:>14}  n_embd {p['n_embd']:>5}  max_iters {p['max_iters']:>7}  flops {p['flops']:.4g}  {state}", flush=True)
+    if args.dry_run:
+        return 0
+    if args.data:
+        data_dir = args.data
+    else:
+        from rebench_env.assets import require_asset
+
+        data_dir = str(require_asset(training.SETTINGS[args.variant].data))
+    started = time.time()
+
+    def work(point: dict[str, Any]) -> None:
+        if args.budget_seconds is not None and time.time() - started > args.budget_seconds:
+            print(f"{point['name']}: skipped (past --budget-seconds)", flush=True)
+            return
+        record = run_point(args.variant, point, data_dir, out, args.seed, args.device)
+        print(f"{point['name']}: val_loss {record['val_loss']} in {record['seconds']:.0f} s", flush=True)
+
+    with ThreadPoolExecutor(max_workers=args.workers) as pool:
+        for future in [pool.submit(work, p) for p in todo]:
+            future.result()
+    summary = gather(args.variant, points, out, started, widths, fractions)
+    print(json.dumps({"complete": summary["complete"], "losses": summary["losses"], "build_wall_seconds": summary["build_wall_seconds"]}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
