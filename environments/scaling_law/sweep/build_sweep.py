@@ -35,7 +35,7 @@ GRADER = HERE.parent / "grader"
 sys.path.insert(0, str(GRADER))
 import train as training  # noqa: E402  (the grader's training code: one source for launcher and sweep)
 
-DEFAULT_WIDTHS = {"mini": "48,64,96,128,192,256", "gpu": "256,384,512,768,1024,1536", "paper": "256,384,512,768,1024,1536"}
+DEFAULT_WIDTHS = {"mini": "48,64,96,128,192,256", "gpu": "384,512,768,1024,1536,2048", "paper": "256,384,512,768,1024,1536"}
 DEFAULT_FRACTIONS = "1/16,1/4,1"
 CODE_FILES = [GRADER / "train.py"] + [HERE.parents[2] / "python" / "rebench_env" / n for n in ("gpt.py", "train.py", "tokens.py")]
 
@@ -95,6 +95,46 @@ def run_point(variant: str, point: dict[str, Any], data_dir: str, out: Path, see
     return record
 
 
+def probe(variant: str, points: list[dict[str, Any]], data_dir: str, steps: int, device: str | None, out: Path) -> None:
+    """Time ``steps`` training steps of every width and print each point's expected seconds (``probe.json``)."""
+    import torch
+
+    from rebench_env.gpt import GPT, GPTConfig
+    from rebench_env.tokens import TokenBatches, read_tokens
+    from rebench_env.train import TrainConfig, autocast, configure_cpu_threads, make_optimizer
+
+    setting = training.SETTINGS[variant]
+    device = device or setting.device
+    if device == "cpu":
+        configure_cpu_threads(1)
+    data = read_tokens(Path(data_dir) / "train.bin")
+    per_step: dict[int, float] = {}
+    for width in sorted({p["n_embd"] for p in points}):
+        model = GPT(GPTConfig(setting.block_size, setting.vocab_size, setting.n_layer, setting.n_head, width, 0.0, False)).to(device)
+        optimizer = make_optimizer(model, TrainConfig(steps=steps, batch_size=setting.batch_size), device)
+        batches = TokenBatches(data, setting.batch_size, setting.block_size, 0, device)
+        for i in range(steps + 3):
+            if i == 3:
+                if device.startswith("cuda"):
+                    torch.cuda.synchronize()
+                started = time.perf_counter()
+            x, y = next(batches)
+            with autocast(device, setting.precision):
+                loss = model(x, y)[1]
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+        per_step[width] = (time.perf_counter() - started) / steps
+        print(f"probe: n_embd {width}: {per_step[width] * 1000:.1f} ms a step", flush=True)
+    estimates = [{"name": p["name"], "seconds": p["max_iters"] * per_step[p["n_embd"]]} for p in points]
+    total = sum(e["seconds"] for e in estimates)
+    print(f"probe: the whole sweep needs about {total / 60:.0f} minutes of one device (steps only)", flush=True)
+    (out / "probe.json").write_text(json.dumps({"ms_per_step": {str(k): v * 1000 for k, v in per_step.items()}, "points": estimates,
+                                                "total_seconds": total, "machine": machine()}, indent=1) + "\n")  # fmt: skip
+
+
 def machine() -> dict[str, Any]:
     import torch
 
@@ -137,6 +177,7 @@ def main() -> int:
     parser.add_argument("--device", help="override the variant's device (e.g. cpu for a smoke test)")
     parser.add_argument("--budget-seconds", type=float, help="start no new point after this many seconds")
     parser.add_argument("--dry-run", action="store_true", help="print the plan and exit")
+    parser.add_argument("--probe", type=int, metavar="STEPS", help="first time STEPS steps of each width and estimate every point")
     args = parser.parse_args()
 
     widths = [int(w) for w in (args.widths or DEFAULT_WIDTHS[args.variant]).split(",")]
@@ -159,6 +200,8 @@ def main() -> int:
 
         data_dir = str(require_asset(training.SETTINGS[args.variant].data))
     started = time.time()
+    if args.probe:
+        probe(args.variant, points, data_dir, args.probe, args.device, out)
 
     def work(point: dict[str, Any]) -> None:
         if args.budget_seconds is not None and time.time() - started > args.budget_seconds:
