@@ -35,7 +35,7 @@ GRADER = HERE.parent / "grader"
 sys.path.insert(0, str(GRADER))
 import train as training  # noqa: E402  (the grader's training code: one source for launcher and sweep)
 
-DEFAULT_WIDTHS = {"mini": "48,64,96,128,192,256", "gpu": "384,512,768,1024,1536,2048", "paper": "256,384,512,768,1024,1536"}
+DEFAULT_WIDTHS = {"mini": "24,32,48,64,96,128", "gpu": "384,512,768,1024,1536,2048", "paper": "256,384,512,768,1024,1536"}
 DEFAULT_FRACTIONS = "1/16,1/4,1"
 CODE_FILES = [GRADER / "train.py"] + [HERE.parents[2] / "python" / "rebench_env" / n for n in ("gpt.py", "train.py", "tokens.py")]
 
@@ -175,6 +175,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=1, help="points trained at once (default 1)")
     parser.add_argument("--seed", type=int, default=training.DEFAULT_SEED)
     parser.add_argument("--device", help="override the variant's device (e.g. cpu for a smoke test)")
+    parser.add_argument("--costly-first", action="store_true", help="within a row, start the longest points first")
     parser.add_argument("--budget-seconds", type=float, help="start no new point after this many seconds")
     parser.add_argument("--dry-run", action="store_true", help="print the plan and exit")
     parser.add_argument("--probe", type=int, metavar="STEPS", help="first time STEPS steps of each width and estimate every point")
@@ -188,6 +189,8 @@ def main() -> int:
     todo = [p for p in points if not (out / "points" / f"{p['name']}.json").exists()]
     if args.only:
         todo = [p for p in todo if p["name"] in args.only.split(",")]
+    if args.costly_first:  # within each row, the most iterations first: workers finish together
+        todo.sort(key=lambda p: (Fraction(p["fraction"]), -p["max_iters"]))
     for p in points:
         state = "todo" if p in todo else "done"
         print(f"{p['name']:>14}  n_embd {p['n_embd']:>5}  max_iters {p['max_iters']:>7}  flops {p['flops']:.4g}  {state}", flush=True)
@@ -204,6 +207,8 @@ def main() -> int:
         probe(args.variant, points, data_dir, args.probe, args.device, out)
 
     def work(point: dict[str, Any]) -> None:
+        if (out / "points" / f"{point['name']}.json").exists():
+            return  # another builder on the same folder did it meanwhile
         if args.budget_seconds is not None and time.time() - started > args.budget_seconds:
             print(f"{point['name']}: skipped (past --budget-seconds)", flush=True)
             return
