@@ -3,8 +3,8 @@
  * rebench's shared vocabulary. Other layers import from here; no other layer defines a wire shape.
  */
 export * from "./aggregate.js";
-export * from "./calibration.js";
 export * from "./assets.js";
+export * from "./calibration.js";
 export * from "./errors.js";
 export * from "./events.js";
 export * from "./exploit.js";

@@ -66,11 +66,11 @@ ASSETS: dict[str, Asset] = {
         Asset("tokens-bpe1k", "tokens", TokensSpec(corpus="corpus", tokenizer="tokenizer-bpe1k"), "corpus as 1k-BPE token files (scaling_law mini)"),
         Asset("mini-small", "model", ModelSpec(
             tokens="tokens-bpe4k", gpt=_bpe4k(128, 2, 4, 128),
-            train=TrainConfig(steps=600, batch_size=16, learning_rate=2e-3, warmup_steps=50, log_interval=20, eval_batches=20),
+            train=TrainConfig(steps=400, batch_size=16, learning_rate=2e-3, warmup_steps=50, log_interval=20, eval_batches=50),
         ), "2-layer d128 GPT, CPU fp32"),
         Asset("mini-large", "model", ModelSpec(
             tokens="tokens-bpe4k", gpt=_bpe4k(128, 4, 6, 192),
-            train=TrainConfig(steps=600, batch_size=16, learning_rate=1.5e-3, warmup_steps=50, log_interval=20, eval_batches=20),
+            train=TrainConfig(steps=500, batch_size=16, learning_rate=2e-3, warmup_steps=50, log_interval=20, eval_batches=50),
         ), "4-layer d192 GPT, CPU fp32"),
         Asset("gpu-small", "model", ModelSpec(
             tokens="tokens-gpt2", gpt=_gpt2(6, 6, 384), device="cuda", threads=None,
