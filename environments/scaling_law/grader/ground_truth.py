@@ -2,7 +2,8 @@
 
 A sweep is a grid of final validation losses: rows are budget fractions of the target (``1/16, 1/4, 1``),
 columns are widths ``n_embd``. An answer ``(n_embd, max_iters)`` is placed at ``u = ln n_embd`` and
-``v = ln(flops / target)``: each row is interpolated linearly in ``u`` (clamped to the row's ends), then the
+``v = ln(flops / target)``: each row is interpolated linearly in ``u`` (beyond its ends: the end's loss, rising
+with the end segment's slope where the loss rises outward, never falling), then the
 rows linearly in ``v``. Above the target (the 10% allowance) ``v`` is clamped to 0; below the lowest row the
 two lowest rows are extrapolated, so an answer that leaves compute unused is charged for it. The optimum
 ``L_opt`` is the lowest loss of the full-budget row.
@@ -92,8 +93,8 @@ def interpolate(sweep: Sweep, n_embd: float, max_iters: float, flops_fraction: f
         iters, losses = zip(*sweep.by_iters)
         return float(np.interp(math.log(max_iters), np.log(iters), losses))
     u = math.log(n_embd)
-    log_widths = np.log(np.array(sweep.widths, dtype=float))
-    rows = [float(np.interp(u, log_widths, row)) for row in sweep.losses]
+    log_widths = [math.log(w) for w in sweep.widths]
+    rows = [along_row(u, log_widths, row) for row in sweep.losses]
     v = min(0.0, math.log(flops_fraction))
     log_fractions = [math.log(f) for f in sweep.fractions]
     if len(rows) == 1:
@@ -102,6 +103,20 @@ def interpolate(sweep: Sweep, n_embd: float, max_iters: float, flops_fraction: f
         slope = (rows[1] - rows[0]) / (log_fractions[1] - log_fractions[0])
         return rows[0] + slope * (v - log_fractions[0])
     return float(np.interp(v, log_fractions, rows))
+
+
+def along_row(u: float, log_widths: list[float], row: tuple[float, ...]) -> float:
+    """Linear in ``u`` inside the row; outside it, the end's loss, rising with the end segment's slope when
+    that slope rises outward (leaving the sweep's range never lowers the loss)."""
+    if len(row) == 1:
+        return row[0]
+    if u < log_widths[0]:
+        slope = (row[0] - row[1]) / (log_widths[1] - log_widths[0])
+        return row[0] + max(0.0, slope) * (log_widths[0] - u)
+    if u > log_widths[-1]:
+        slope = (row[-1] - row[-2]) / (log_widths[-1] - log_widths[-2])
+        return row[-1] + max(0.0, slope) * (u - log_widths[-1])
+    return float(np.interp(u, log_widths, row))
 
 
 @dataclass(frozen=True)

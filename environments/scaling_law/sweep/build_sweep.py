@@ -145,7 +145,15 @@ def machine() -> dict[str, Any]:
     return info
 
 
-def gather(variant: str, points: list[dict[str, Any]], out: Path, started: float, widths: list[int], fractions: list[Fraction]) -> dict[str, Any]:
+def data_record(data_dir: str) -> dict[str, Any]:
+    """Which token files the sweep trained on (the asset's key, when it is a rebench asset)."""
+    record = Path(data_dir) / "asset.json"
+    key = json.loads(record.read_text()).get("key") if record.exists() else None
+    return {"dir": data_dir, "asset_key": key}
+
+
+def gather(variant: str, points: list[dict[str, Any]], out: Path, started: float, widths: list[int], fractions: list[Fraction],
+           data_dir: str) -> dict[str, Any]:  # fmt: skip
     """``sweep.json``: the grid of losses (rows = fractions, columns = widths) and every point's record."""
     records = {p["name"]: json.loads((out / "points" / f"{p['name']}.json").read_text()) for p in points
                if (out / "points" / f"{p['name']}.json").exists()}  # fmt: skip
@@ -158,7 +166,7 @@ def gather(variant: str, points: list[dict[str, Any]], out: Path, started: float
         "complete": len(records) == len(points), "points": [records[p["name"]] for p in points if p["name"] in records],
         "train_seconds": sum(r["seconds"] for r in records.values()),
         "build_wall_seconds": previous.get("build_wall_seconds", 0.0) + (time.time() - started),
-        "code": code_hashes(), "machine": machine(),
+        "code": code_hashes(), "machine": machine(), "data": data_record(data_dir),
     }  # fmt: skip
     (out / "sweep.json").write_text(json.dumps(summary, indent=1) + "\n")
     return summary
@@ -218,7 +226,7 @@ def main() -> int:
     with ThreadPoolExecutor(max_workers=args.workers) as pool:
         for future in [pool.submit(work, p) for p in todo]:
             future.result()
-    summary = gather(args.variant, points, out, started, widths, fractions)
+    summary = gather(args.variant, points, out, started, widths, fractions, data_dir)
     print(json.dumps({"complete": summary["complete"], "losses": summary["losses"], "build_wall_seconds": summary["build_wall_seconds"]}))
     return 0
 

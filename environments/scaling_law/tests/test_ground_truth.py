@@ -28,11 +28,14 @@ def test_grid_points_give_their_own_loss():
     assert gt.interpolate(SWEEP, 192, on_line(192, 1 / 16), 1 / 16) == pytest.approx(5.6)
 
 
-def test_widths_interpolate_in_log_space_and_clamp_at_the_ends():
+def test_widths_interpolate_in_log_space_and_never_improve_outside_the_sweep():
     mid = math.sqrt(96 * 192)  # halfway in ln n_embd
     assert gt.interpolate(SWEEP, mid, 0, 1.0) == pytest.approx((3.8 + 3.9) / 2)
-    assert gt.interpolate(SWEEP, 10, 0, 1.0) == pytest.approx(4.0)
-    assert gt.interpolate(SWEEP, 5000, 0, 1.0) == pytest.approx(3.9)
+    # Full row 4.0, 3.8, 3.9 at 48, 96, 192: rising outward on both ends, so the slope continues.
+    assert gt.interpolate(SWEEP, 24, 0, 1.0) == pytest.approx(4.2)
+    assert gt.interpolate(SWEEP, 384, 0, 1.0) == pytest.approx(4.0)
+    # The 1/16 row falls toward the narrow end (4.6 at 48 < 4.9 at 96): beyond it the loss stays at the end's.
+    assert gt.interpolate(SWEEP, 12, 0, 1 / 16) == pytest.approx(4.6)
 
 
 def test_n_embd_matters_unlike_upstream():

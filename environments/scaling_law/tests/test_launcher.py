@@ -93,7 +93,7 @@ def test_bad_requests_are_refused_with_a_reason(running):
 
 
 def test_interrupting_the_client_cancels_the_experiment(running, tmp_path):
-    proc = client(tmp_path / "ws", "--n_embd=32", "--max_iters=490", "--log_interval=1", "--run_name=long")
+    proc = client(tmp_path / "ws", "--n_embd=16", "--max_iters=490", "--log_interval=1", "--run_name=long")
     assert proc.stdout is not None
     deadline = time.monotonic() + 60
     while "iter 1:" not in proc.stdout.readline() and time.monotonic() < deadline:
