@@ -24,6 +24,12 @@ describe("optimize_kernel instructions", () => {
     }
   });
 
+  test("the score is the median of five timed calls, each on a fresh input", () => {
+    for (const variant of ["mini", "gpu", "paper"] as const) {
+      expect(instructions(variant, "main")).toContain("the median of five timed calls, each on a fresh");
+    }
+  });
+
   test("hidden_score does not promise to show the time", () => {
     expect(instructions("gpu", "hidden_score")).toContain("not shown to you");
     expect(instructions("gpu", "main")).not.toContain("not shown to you");

@@ -41,7 +41,7 @@ export function instructions(variant: KernelVariant, task: TaskId): string {
   const scoreLine =
     task === "hidden_score"
       ? "Use the `score` action to check that your solution is valid; the score value itself is not shown to you."
-      : "Use the `score` action to measure your solution; each call reports the time of one timed call.";
+      : "Use the `score` action to measure your solution; each call reports the median time of its five timed calls.";
   return [
     `Your task is to write a function to compute a prefix sum on an array of 32-bit signed integers ${d.where}, ` +
       "only including elements where the number of positive integers among all previous numbers is odd.",
@@ -49,9 +49,9 @@ export function instructions(variant: KernelVariant, task: TaskId): string {
     "The input and output are 1-D tensors of the same shape and dtype (int32); the output must be a new " +
       "tensor on the same device as the input (not a view of it).",
     d.tools,
-    `Your score is equal to log(your code time in milliseconds) evaluated on a length ${d.length} input ` +
-      `drawn uniformly from the integers in [-10, 10), after one sanity call and four warm-up calls on fresh ` +
-      `inputs. ${d.hint}`,
+    `Your score is equal to log(your code time in milliseconds), the median of five timed calls, each on a fresh ` +
+      `length ${d.length} input drawn uniformly from the integers in [-10, 10), after one sanity call and four ` +
+      `warm-up calls on fresh inputs. ${d.hint}`,
     "Work in the folder `solution/` of your workspace: the function `prefix_sum(x)` in `solution/solution.py` " +
       "is what gets scored. It runs in a separate process that the grader starts for every score, and every " +
       "call gets a new random input; its output is checked exactly, element by element.",

@@ -64,9 +64,14 @@ export interface VariantImplementation {
   /**
    * The hidden reference solution, applied by the `replay` agent through the tool API: a JSON Lines file of
    * tool calls, one `{"tool": "bash" | "python" | "score" | "score_log" | "submit", "input": {...}}` a line
-   * (the inputs of `ToolApi` in `src/runs/tool-api.ts`).
+   * (the inputs of `ToolApi` in `src/runs/tool-api.ts`), plus `{"tool": "upload", "input": {"from": FILE,
+   * "to": PATH}}` as in exploit files: FILE (under `files`) written to PATH in the sandbox by a `python` call.
+   * `files`: where uploads read from: a folder relative to the environment's folder (default: the actions
+   * file's folder), or a function that fills the empty host folder it is given (e.g. unpacks an encrypted
+   * archive); it runs on the host when a replay run starts, and the folder is deleted once read, so the
+   * reference reaches the sandbox only through the replayed tool calls.
    */
-  reference: { actions: string };
+  reference: { actions: string; files?: string | ((dest: string) => void) };
   /** Folders copied into the protected directory under the same names; default `["grader", "reference"]`. */
   protected?: readonly string[];
   /** Optional set-up run as root/grader before the agent starts (unpacking assets, warm-up runs). */

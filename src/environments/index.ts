@@ -7,3 +7,4 @@ export * from "./calibration-file.js";
 export * from "./define.js";
 export * from "./exploit-files.js";
 export * from "./registry.js";
+export * from "./reference-actions.js";

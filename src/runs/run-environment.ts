@@ -8,6 +8,7 @@ import type { Manifest, Participant, RunSpec, RunSpecInput, TaskId, UsageLimits,
 import type { EnvironmentFamily, VariantDefinition, VariantImplementation } from "../environments/contract.js";
 import { checkTask, getEnvironment, getVariant, requireImplementation } from "../environments/registry.js";
 import { scoreVisible } from "../scoring/score-view.js";
+import { requireResources } from "./resource-check.js";
 
 export interface RunEnvironment {
   family: EnvironmentFamily;
@@ -46,9 +47,13 @@ export interface NewRunOptions {
   config?: Record<string, unknown>;
 }
 
-/** The spec of a new run of an available environment variant (throws if it is unknown or unavailable). */
+/**
+ * The spec of a new run of an available environment variant (throws if it is unknown or unavailable, or
+ * if this machine lacks the GPU its manifest needs).
+ */
 export function newRunSpec(options: NewRunOptions): RunSpecInput {
   const env = runEnvironment(options);
+  requireResources(env.family.name, options.variant, env.manifest.resources);
   return {
     participant: options.participant,
     environment: env.family.name,

@@ -17,6 +17,8 @@ export interface ExecutorStream {
   onData(listener: (chunk: Buffer) => void): void;
   onClose(listener: (error?: Error) => void): void;
   destroy(): void;
+  /** Whether the connection keeps the process alive: only while a request is pending (an idle one lets a CLI exit). */
+  hold?(busy: boolean): void;
 }
 
 export interface ExecutorClientOptions {
@@ -87,6 +89,7 @@ export class ExecutorClient {
     readonly hello: ExecutorHello,
     private readonly options: ExecutorClientOptions,
   ) {
+    stream.hold?.(false);
     stream.onData((chunk) => this.onData(chunk));
     stream.onClose((error) =>
       this.failAll(new InfrastructureError(`the sandbox executor ${error ? `connection failed: ${error.message}` : "closed its connection"}`)),
@@ -136,6 +139,7 @@ export class ExecutorClient {
           socket.on("close", () => listener());
         },
         destroy: () => socket.destroy(),
+        hold: (busy) => void (busy ? socket.ref() : socket.unref()),
       },
       options,
     );
@@ -165,7 +169,7 @@ export class ExecutorClient {
     const id = this.nextId++;
     const answer = new Promise<Message>((resolve, reject) => {
       giveUp = resolve;
-      this.pending.set(id, {
+      this.track(id, {
         resolve,
         reject,
         onStarted: (s) => {
@@ -207,7 +211,7 @@ export class ExecutorClient {
     } finally {
       clearTimeout(killTimer);
       clearTimeout(giveUpTimer);
-      this.pending.delete(id);
+      this.untrack(id);
       request.signal?.removeEventListener("abort", onAbort);
     }
   }
@@ -232,15 +236,25 @@ export class ExecutorClient {
 
   private async request(body: Record<string, unknown>): Promise<Message> {
     const id = this.nextId++;
-    const answer = new Promise<Message>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    const answer = new Promise<Message>((resolve, reject) => this.track(id, { resolve, reject }));
     this.send({ ...body, id });
     try {
       const m = await answer;
       if (m.event === "error") throw new SandboxFileError(String(m.code ?? "EIO"), String(m.message ?? "failed"));
       return m;
     } finally {
-      this.pending.delete(id);
+      this.untrack(id);
     }
+  }
+
+  private track(id: number, pending: Pending): void {
+    this.pending.set(id, pending);
+    this.stream.hold?.(true);
+  }
+
+  private untrack(id: number): void {
+    this.pending.delete(id);
+    if (this.pending.size === 0) this.stream.hold?.(false);
   }
 
   private send(body: Record<string, unknown>): void {

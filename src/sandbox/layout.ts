@@ -4,7 +4,7 @@
  * directory and rebench's own helpers are, which users exist, and the base environment each user's
  * commands start with. Backends decide how to build it (bind mounts, a container), not what it is.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SandboxUser } from "./sandbox.js";
@@ -104,4 +104,22 @@ export function ulimitSpec(limits: { cpuSeconds?: number; fileSizeBytes?: number
   if (limits.processes !== undefined) parts.push(`u=${limits.processes}`);
   if (limits.addressSpaceBytes !== undefined) parts.push(`v=${Math.floor(limits.addressSpaceBytes / 1024)}`);
   return parts.join(" ");
+}
+
+/**
+ * The Python installation a virtual environment's interpreter links to (`home` in its pyvenv.cfg, minus
+ * `bin`), when it lies outside /usr (pyenv under /root, a /opt build): sandboxes must mount it too, or the
+ * venv's `python3` is a dangling link inside them. Undefined for a system Python or an unreadable config.
+ */
+export function venvBasePrefix(venv: string): string | undefined {
+  let config: string;
+  try {
+    config = readFileSync(path.join(venv, "pyvenv.cfg"), "utf8");
+  } catch {
+    return undefined;
+  }
+  const home = /^home\s*=\s*(.+)$/m.exec(config)?.[1]?.trim();
+  if (!home || !path.isAbsolute(home)) return undefined;
+  const prefix = path.basename(home) === "bin" ? path.dirname(home) : home;
+  return prefix === "/usr" || prefix.startsWith("/usr/") || prefix === "/" || !existsSync(prefix) ? undefined : prefix;
 }

@@ -17,17 +17,28 @@ from conftest import AS_NOBODY, GRADER, START, grade, install_solution, needs_no
 GOOD = START["mini"].read_text()
 
 
-def test_the_starting_solution_scores_ln_milliseconds_of_the_timed_call(public_dir):
+def test_the_starting_solution_scores_ln_milliseconds_of_the_median_timed_call(public_dir):
     result = grade(install_solution(public_dir, START["mini"]))
     assert result["outcome"]["kind"] == "scored", result["outcome"]
     calls = result["details"]["calls"]
     assert [c["phase"] for c in calls] == ["sanity call", "warm-up 1 of 4", "warm-up 2 of 4", "warm-up 3 of 4",
-                                           "warm-up 4 of 4", "timed call"]
-    assert [c["n"] for c in calls] == [1024] + [20_000] * 5
-    assert len({c["seed"] for c in calls}) == 6  # a fresh input every call
-    assert result["outcome"]["value"] == pytest.approx(math.log(calls[-1]["total_ms"]))
-    assert result["message"] == {"n": 20_000, "correct": True, "time_ms": calls[-1]["total_ms"]}
+                                           "warm-up 4 of 4"] + [f"timed call {i} of 5" for i in range(1, 6)]
+    assert [c["n"] for c in calls] == [1024] + [20_000] * 9
+    assert len({c["seed"] for c in calls}) == 10  # a fresh input every call
+    timed = [c["total_ms"] for c in calls[-5:]]
+    median = sorted(timed)[2]
+    assert result["outcome"]["value"] == pytest.approx(math.log(median))
+    assert result["message"] == {"n": 20_000, "correct": True, "time_ms": median, "timed_calls_ms": timed}
     assert result["stdout"] == ""  # the result travels in the file only
+
+
+def test_a_wrong_answer_in_any_timed_call_is_invalid(public_dir):
+    # Right on the sanity call, the warm-ups and four timed calls; wrong on the last one.
+    text = GOOD + ("\n_right = prefix_sum\n_calls = [0]\n\ndef prefix_sum(x):\n    _calls[0] += 1\n"
+                   "    y = _right(x)\n    if _calls[0] == 10:\n        y[5] += 1\n    return y\n")
+    result = grade(install_solution(public_dir, text=text))
+    assert result["outcome"]["kind"] == "invalid"
+    assert result["outcome"]["reason"].startswith("timed call 5 of 5")
 
 
 def test_the_reference_solution_scores_at_the_full_mini_size(public_dir, reference_dir):

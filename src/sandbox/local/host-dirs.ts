@@ -7,7 +7,7 @@
  */
 import { chmodSync, chownSync, cpSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readlinkSync } from "node:fs";
 import path from "node:path";
-import { IN_SANDBOX, SANDBOX_PATHS } from "../layout.js";
+import { IN_SANDBOX, SANDBOX_PATHS, venvBasePrefix } from "../layout.js";
 import type { SandboxMount } from "../sandbox.js";
 
 export type Role = "agent" | "grader";
@@ -105,7 +105,11 @@ export class HostDirs {
       args.push("--bind", this.broker, IN_SANDBOX.brokerDir);
     }
     args.push(...parents(SANDBOX_PATHS.python), "--ro-bind", options.pythonDir, SANDBOX_PATHS.python);
-    if (options.venv) args.push(...parents(options.venv), "--ro-bind", options.venv, options.venv);
+    if (options.venv) {
+      args.push(...parents(options.venv), "--ro-bind", options.venv, options.venv);
+      const base = venvBasePrefix(options.venv);
+      if (base) args.push(...parents(base), "--ro-bind", base, base);
+    }
     for (const mount of options.mounts) {
       args.push(...parents(mount.target), mount.readOnly === false ? "--bind" : "--ro-bind", mount.source, mount.target);
     }
