@@ -21,7 +21,7 @@ export interface VariantFacts {
 
 export const VARIANT_FACTS: Record<ScalingVariant, VariantFacts> = {
   mini: {
-    nLayer: 4, nHead: 4, blockSize: 128, batchSize: 16, capFlops: 7.5e10, targetFlops: 3.75e12,
+    nLayer: 4, nHead: 4, blockSize: 128, batchSize: 16, capFlops: 3e11, targetFlops: 1.5e13,
     machine: "The machine has 2 CPU cores and no GPU. Each experiment trains on one core; the launcher runs two at a time and queues the rest. An experiment at the cap takes roughly 10 to 40 seconds.",
   },
   gpu: {

@@ -35,7 +35,7 @@ GRADER = HERE.parent / "grader"
 sys.path.insert(0, str(GRADER))
 import train as training  # noqa: E402  (the grader's training code: one source for launcher and sweep)
 
-DEFAULT_WIDTHS = {"mini": "24,32,48,64,96,128", "gpu": "384,512,768,1024,1536,2048", "paper": "256,384,512,768,1024,1536"}
+DEFAULT_WIDTHS = {"mini": "48,64,96,128,192", "gpu": "384,512,768,1024,1536,2048", "paper": "256,384,512,768,1024,1536"}
 DEFAULT_FRACTIONS = "1/16,1/4,1"
 CODE_FILES = [GRADER / "train.py"] + [HERE.parents[2] / "python" / "rebench_env" / n for n in ("gpt.py", "train.py", "tokens.py")]
 

@@ -31,7 +31,7 @@ def token_dir(tmp_path: Path) -> Path:
 
 
 SYNTHETIC = {
-    "variant": "mini", "target_flops": 3.75e12, "widths": [48, 96, 192], "fractions": ["1/16", "1/4", "1"],
+    "variant": "mini", "target_flops": 1.5e13, "widths": [48, 96, 192], "fractions": ["1/16", "1/4", "1"],
     "losses": [[4.6, 4.9, 5.6], [4.2, 4.1, 4.5], [4.0, 3.8, 3.9]],
 }  # fmt: skip
 
