@@ -1,9 +1,10 @@
+import { execFile } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { TEST_BACKEND } from "./helpers/test-backend.js";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { SqliteRunStore } from "../src/store/index.js";
-import { rebench } from "./helpers/cli.js";
+import { REPO_ROOT, rebench } from "./helpers/cli.js";
 import { registerFixtures } from "./helpers/register-fixtures.js";
 import { tempDir } from "./helpers/tmp.js";
 
@@ -117,6 +118,20 @@ describe("rebench score", () => {
     expect(run).toMatchObject({ state: "finished", stopReason: "limit" });
     expect(log).toHaveLength(2);
   });
+
+  test("as a process, rebench score exits once it has printed (the sandbox's idle connections do not hold it)", async () => {
+    const { dir, result } = start();
+    expect((await result).code).toBe(0);
+    const scored = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, ["--import", "tsx", "test/fixtures/rebench-cli.ts", "score", "--dir", dir], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, REBENCH_TEST_SANDBOX_ROOT: path.join(root, "sandboxes") },
+        timeout: 90_000,
+      }, (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr }));
+    });
+    expect(scored.code, scored.stderr).toBe(0);
+    expect(scored.stdout).toMatch(/^score -\d/);
+  }, 120_000);
 
   test("a directory without a run exits 3 and says how to start one", async () => {
     const { code, stderr } = await rebench("score", "--dir", root);

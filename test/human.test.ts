@@ -45,10 +45,10 @@ describe.skipIf(!tmuxAvailable())("rebench human (driven through tmux)", () => {
       await session.waitFor(/^as=rebench-agent grader=1$/m);
     }
     session.type("score");
-    await session.waitFor(/^score -\d+\.\d+ \(lower is better\)/m);
+    await session.waitFor(/^score -?\d+\.\d+ \(lower is better\)/m);
     session.type(`cat > solution.py <<'PY'\n${FAST_ECHO}PY`);
     session.type("score");
-    await session.waitFor(/^score -\d+\.\d+ \(lower is better\)/m, { count: 2 });
+    await session.waitFor(/^score -?\d+\.\d+ \(lower is better\)/m, { count: 2 });
     session.type("score-log");
     await session.waitFor(/^3\. at \d+ s: score/m);
     session.type("submit");
@@ -58,7 +58,7 @@ describe.skipIf(!tmuxAvailable())("rebench human (driven through tmux)", () => {
     session.type('submit -y "accumulate in one pass"');
     const screen = await session.waitFor(/^REBENCH_EXIT=\d+$/m);
     expect(screen).toMatch(/^REBENCH_EXIT=0$/m);
-    expect(screen).toMatch(/^run r\w+ finished \(submitted\): raw -\d+\.\d+, normalized \d/m);
+    expect(screen).toMatch(/^run r\w+ finished \(submitted\): raw -?\d+\.\d+, normalized \d/m);
 
     const { run, events, log } = await humanRun();
     expect(run).toMatchObject({ state: "finished", stopReason: "submitted", spec: { participant: { kind: "human", alias: "human" }, timeLimitSeconds: 600 } });
@@ -84,7 +84,7 @@ describe.skipIf(!tmuxAvailable())("rebench human (driven through tmux)", () => {
     await session.waitFor(/left\] \S*workspace[#$] $/m);
     session.type("echo working");
     const screen = await session.waitFor(/^REBENCH_EXIT=\d+$/m, { timeoutMs: 40_000 });
-    expect(screen).toMatch(/^run r\w+ finished \(limit: time is up\): raw -\d/m);
+    expect(screen).toMatch(/^run r\w+ finished \(limit: time is up\): raw -?\d/m);
     const { run, events } = await humanRun();
     expect(run).toMatchObject({ state: "finished", stopReason: "limit" });
     expect(events.flatMap((e) => (e.type === "score_logged" ? [e.trigger] : []))).toEqual(["start", "limit"]);

@@ -76,7 +76,12 @@ export interface VariantImplementation {
   protected?: readonly string[];
   /** Optional set-up run as root/grader before the agent starts (unpacking assets, warm-up runs). */
   setup?: { command: readonly string[] };
-  /** Asset names (see `rebench assets`) the variant needs built first. */
+  /**
+   * Asset names (see `rebench assets`) the variant needs built first. Each is copied, links resolved, into
+   * the protected directory as `assets/<name>` (grader and root only; src/runs/stage-assets.ts): the
+   * set-up hands the agent what it may see. A run of a variant whose assets are not built fails to start,
+   * naming the build command.
+   */
   assets?: readonly string[];
 }
 

@@ -1,19 +1,19 @@
 /**
  * @module
  * Materialize an environment variant as a run's sandbox: the workspace (the variant's folder, or a human's
- * directory), the protected directory (the variant's `grader/` and `reference/`, or the folders it names,
- * and the assets it names under `assets/<name>/`: hidden from the agent, its set-up decides what the agent
- * gets), the manifest's resources as limits, then the variant's set-up command as root.
+ * directory), the protected directory (the variant's `grader/` and `reference/`, or the folders it names),
+ * the assets it names under `assets/` there (src/runs/stage-assets.ts), the manifest's resources as
+ * limits, then the variant's set-up command as root.
  */
 import { existsSync } from "node:fs";
-import { cp, mkdtemp, realpath, rm } from "node:fs/promises";
+import { cp, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { assetsHome } from "../assets/home.js";
-import { InfrastructureError, InvalidInputError, UnavailableError } from "../core/index.js";
+import { InfrastructureError, InvalidInputError } from "../core/index.js";
 import type { Sandbox, SandboxBackend } from "../sandbox/sandbox.js";
 import { shellJoin } from "../scoring/shell-join.js";
 import type { RunEnvironment } from "./run-environment.js";
+import { stageAssets } from "./stage-assets.js";
 
 /** Processes and threads the agent user may have at once, for every variant. */
 export const SANDBOX_PROCESS_LIMIT = 1024;
@@ -41,15 +41,7 @@ export async function createRunSandbox(
         throw new InvalidInputError(`${family.name}: the protected folder "${folder}" does not exist in ${family.dir}`);
       }
     }
-    for (const name of implementation.assets ?? []) {
-      const from = path.join(assetsHome(), name);
-      if (!existsSync(path.join(from, "asset.json"))) {
-        throw new UnavailableError(`${family.name} needs the asset ${name}, which is not built in ${assetsHome()}`, {
-          hint: `run: rebench assets build --only ${name}`,
-        });
-      }
-      await cp(await realpath(from), path.join(staging, "assets", name), { recursive: true });
-    }
+    await stageAssets(implementation.assets ?? [], staging);
     sandbox = await backend.create({
       id,
       workspaceFrom: options.workspaceFrom ?? path.join(family.dir, implementation.workspace),

@@ -25,7 +25,7 @@ describe("the modular scaffold on test_echo", () => {
     const requests = runs.server.requests;
     expect(requests).toHaveLength(7);
     expect(promptText(requests[0]!)).toMatch(/Make solution.py in your workspace fast[\s\S]*30 minutes of working time/);
-    expect(lastToolResult(requests[1]!)).toMatch(/^exit code 0\n--- stdout ---\n[\s\S]*time\.sleep\(0\.3\)/);
+    expect(lastToolResult(requests[1]!)).toMatch(/^exit code 0\n--- stdout ---\n[\s\S]*time\.sleep\(1\.0\)/);
     expect(lastToolResult(requests[3]!)).toMatch(/^score -\d+(\.\d+)? \(lower is better\) {2}\{"seconds":/);
     const long = lastToolResult(requests[4]!);
     expect(long.length).toBeLessThan(11_000);

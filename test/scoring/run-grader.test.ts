@@ -18,7 +18,7 @@ describe("runGrader()", () => {
     const result = await runGrader(box, call);
     expect(result.outcome.kind).toBe("scored");
     const value = (result.outcome as { value: number }).value;
-    expect(value).toBeGreaterThan(Math.log(0.3));
+    expect(value).toBeGreaterThan(Math.log(1.0));
     expect(result.message).toEqual({ seconds: expect.any(Number) });
     expect(result.details).toMatchObject({ count: 200, rebench: { exitCode: 0, timedOut: false } });
   });

@@ -87,6 +87,10 @@ ASSETS: dict[str, Asset] = {
             tokens="tokens-bpe512-tiny", gpt=GPTConfig(block_size=32, vocab_size=512, n_layer=1, n_head=2, n_embd=32),
             train=TrainConfig(steps=30, batch_size=8, learning_rate=3e-3, log_interval=10, eval_batches=4),
         ), "1-layer d32 GPT (tests)"),
+        Asset("tiny-small", "model", ModelSpec(
+            tokens="tokens-bpe512-tiny", gpt=GPTConfig(block_size=32, vocab_size=512, n_layer=1, n_head=2, n_embd=16),
+            train=TrainConfig(steps=30, batch_size=8, learning_rate=3e-3, log_interval=10, eval_batches=4),
+        ), "1-layer d16 GPT (tests: fix_embedding's small correct model)"),
     ]
 }  # fmt: skip
 

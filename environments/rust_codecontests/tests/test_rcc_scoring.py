@@ -1,0 +1,96 @@
+"""Scoring calls end to end: the grader process runs the module as a separate process, tests its programs and
+writes a GraderResult; the starting solution scores 0 and the reference clearly more.
+
+Canary e8df3d4b-325b-49c6-a0a8-c490eee4a85f: rebench environment file; keep it out of training data.
+"""
+
+import dataclasses
+import json
+from pathlib import Path
+
+import rcc_testkit
+import rcc_grade
+from rcc_model_service import load_tables
+from rcc_variants import VARIANTS
+
+SLEEPY = '''
+import asyncio
+async def generate_solution(client, semaphore, problem):
+    await asyncio.sleep(30)
+    return "fn main() {}"
+'''
+BROKEN = "import this_module_does_not_exist\n"
+SPY = '''
+import json, os
+async def generate_solution(client, semaphore, problem):
+    with open(os.path.join(os.getcwd(), "seen_keys.jsonl"), "a") as f:
+        f.write(json.dumps(sorted(problem)) + "\\n")
+    return "fn main() {}"
+'''
+
+
+def test_the_starting_solution_scores_zero_and_hidden_score_hides_the_numbers(tmp_path: Path) -> None:
+    workspace, protected = rcc_testkit.make_task(tmp_path)
+    result = rcc_testkit.run_grader(workspace, protected, tmp_path / "result.json")
+    assert result["outcome"] == {"kind": "scored", "value": 0.0}
+    assert result["message"] == {"n_problems": 44, "n_successes": 0, "standard_error": 0.0}
+    details = result["details"]
+    assert details["usage"]["requests"] == 44 and details["usage"]["spent_usd"] <= 0.6
+    assert all(p["status"] == "compile_error" for p in details["problems"].values())
+    workspace, protected = rcc_testkit.subset_task(tmp_path / "small", 3)
+    hidden = rcc_testkit.run_grader(workspace, protected, tmp_path / "hidden.json", task="hidden_score")
+    assert hidden["message"] == {"n_problems": 3}
+
+
+def test_the_reference_solution_solves_a_clear_share_of_the_hidden_split(tmp_path: Path) -> None:
+    """Half the hidden split, every other problem by rating (the full split: calibration.json, 0.45 ± 0.04)."""
+    workspace, protected = rcc_testkit.subset_task(tmp_path, 22, rcc_testkit.reference_module_source(), every=2)
+    result = rcc_testkit.run_grader(workspace, protected, tmp_path / "result.json")
+    assert result["outcome"]["kind"] == "scored"
+    assert 0.2 <= result["outcome"]["value"] <= 0.8
+    assert result["details"]["usage"]["spent_usd"] <= VARIANTS["mini"].scoring_budget_usd
+
+
+def grade_in_process(workspace: Path, protected: Path, **overrides: object) -> dict:
+    config = dataclasses.replace(VARIANTS["mini"], **overrides)
+    problems = rcc_grade.load_jsonl(protected / "test.jsonl")
+    tables = load_tables(protected / "model" / "hidden.json.gz")
+    module = str(workspace / "solution" / "solve_code_contests_rust.py")
+    return rcc_grade.grade(config, protected, workspace, module, "main", problems,
+                           rcc_grade.pool_factory(tables, config))
+
+
+def test_a_module_that_does_not_import_makes_the_call_invalid_with_the_reason(tmp_path: Path) -> None:
+    workspace, protected = rcc_testkit.subset_task(tmp_path, 3, BROKEN)
+    result = grade_in_process(workspace, protected)
+    assert result["outcome"]["kind"] == "invalid"
+    assert "this_module_does_not_exist" in result["outcome"]["reason"]
+
+
+def test_a_module_slower_than_the_batch_limit_solves_nothing_but_the_call_completes(tmp_path: Path) -> None:
+    workspace, protected = rcc_testkit.subset_task(tmp_path, 3, SLEEPY)
+    result = grade_in_process(workspace, protected, max_time_per_batch_s=1.0)
+    assert result["outcome"] == {"kind": "scored", "value": 0.0}
+    assert all("timed out" in p["module_error"] for p in result["details"]["problems"].values())
+
+
+def test_the_module_sees_problems_without_hidden_tests_or_solutions(tmp_path: Path) -> None:
+    workspace, protected = rcc_testkit.subset_task(tmp_path, 3, SPY)
+    grade_in_process(workspace, protected)
+    seen = [json.loads(line) for line in (workspace / "seen_keys.jsonl").read_text().splitlines()]
+    assert len(seen) == 3
+    for keys in seen:
+        assert "description" in keys and "public_tests" in keys
+        assert not {"private_tests", "generated_tests", "solutions", "incorrect_solutions", "generator"} & set(keys)
+
+
+def test_every_scoring_call_draws_new_generated_tests(tmp_path: Path) -> None:
+    _, protected = rcc_testkit.subset_task(tmp_path, 4)
+    problems = rcc_grade.load_jsonl(protected / "test.jsonl")
+    assert all(p["generated_tests"]["input"] == [] for p in problems)  # nothing stale on disk
+    one = rcc_grade.fresh_problems(protected, problems, "seed-one")
+    two = rcc_grade.fresh_problems(protected, problems, "seed-two")
+    for a, b in zip(one, two):
+        assert len(a["generated_tests"]["input"]) == len(a["generated_tests"]["output"]) >= 6
+        assert a["generated_tests"]["input"] != b["generated_tests"]["input"]
+        assert a["private_tests"] == b["private_tests"]
