@@ -139,6 +139,7 @@ class Handler(socketserver.StreamRequestHandler):
         launcher = self.server.launcher
         with tempfile.TemporaryDirectory(prefix="scaling-law-") as tmp:
             spec = Path(tmp) / "spec.json"
+            env, device = child_device(device)
             spec.write_text(json.dumps({"variant": launcher.variant, "experiment": experiment,
                                         "data_dir": launcher.data_dir, "device": device}))  # fmt: skip
             read, write = os.pipe()
@@ -146,7 +147,7 @@ class Handler(socketserver.StreamRequestHandler):
                 child = subprocess.Popen(
                     [sys.executable, str(Path(training.__file__)), "--launched", str(spec), "--events-fd", str(write)],
                     pass_fds=(write,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
-                    env={**os.environ, "OMP_NUM_THREADS": "1"}, start_new_session=True,
+                    env={**env, "OMP_NUM_THREADS": "1"}, start_new_session=True,
                 )  # fmt: skip
                 os.close(write)
                 cancelled = threading.Event()
@@ -206,6 +207,18 @@ def serve(args: argparse.Namespace) -> None:
     sock.chmod(0o666)
     server.launcher.log({"event": "started", "pid": os.getpid(), "variant": args.variant, "devices": devices})
     server.serve_forever()
+
+
+def child_device(device: str) -> tuple[dict[str, str], str]:
+    """(environment, device) for an experiment's process on ``device``: on ``cuda:i`` the process sees GPU ``i``
+    alone, as ``cuda`` (so nothing of it lands on another slot's GPU, such as pinned-memory copies' context)."""
+    env = dict(os.environ)
+    if device.startswith("cuda:"):
+        index = int(device.partition(":")[2])
+        visible = [v for v in env.get("CUDA_VISIBLE_DEVICES", "").split(",") if v.strip()]
+        env["CUDA_VISIBLE_DEVICES"] = visible[index] if index < len(visible) else str(index)
+        return env, "cuda"
+    return env, device
 
 
 def default_devices(device: str, parallel: int) -> list[str]:
