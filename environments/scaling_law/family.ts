@@ -52,7 +52,7 @@ export const family = defineEnvironment({
       implementation: implementation("mini"),
     },
     gpu: {
-      scale: "one H200: 4-layer GPTs on GPT-2 tokens, cap 1e15 FLOPs, target 5e16",
+      scale: "one H200: 4-layer GPTs on GPT-2 tokens, cap 1e14 FLOPs, target 5e15 (the sweep was run at this scale)",
       resources: GPU_RESOURCES,
       implementation: implementation("gpu"),
     },

@@ -25,8 +25,8 @@ export const VARIANT_FACTS: Record<ScalingVariant, VariantFacts> = {
     machine: "The machine has 2 CPU cores and no GPU. Each experiment trains on one core; the launcher runs two at a time and queues the rest. An experiment at the cap takes roughly 10 to 40 seconds.",
   },
   gpu: {
-    nLayer: 4, nHead: 8, blockSize: 1024, batchSize: 16, capFlops: 1e15, targetFlops: 5e16,
-    machine: "The machine has one NVIDIA GPU; the launcher runs one experiment at a time on it (bf16 autocast) and queues the rest.",
+    nLayer: 4, nHead: 8, blockSize: 1024, batchSize: 16, capFlops: 1e14, targetFlops: 5e15,
+    machine: "The machine has one NVIDIA GPU; the launcher runs one experiment at a time on it (bf16 autocast) and queues the rest. An experiment at the cap takes roughly 5 seconds (n_embd 320) to 40 seconds (n_embd 128) on an H200.",
   },
   paper: {
     nLayer: 4, nHead: 8, blockSize: 1024, batchSize: 64, capFlops: 1e16, targetFlops: 5e17,

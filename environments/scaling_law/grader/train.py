@@ -56,7 +56,7 @@ class Setting:
 
 SETTINGS: dict[str, Setting] = {
     "mini": Setting(4, 4, 128, 16, 1024, "tokens-bpe1k", "cpu", "fp32", 3e11, 1.5e13, 40),
-    "gpu": Setting(4, 8, 1024, 16, 50257, "tokens-gpt2", "cuda", "bf16", 1e15, 5e16, 40),
+    "gpu": Setting(4, 8, 1024, 16, 50257, "tokens-gpt2", "cuda", "bf16", 1e14, 5e15, 40),
     "paper": Setting(4, 8, 1024, 64, 50304, "openwebtext", "cuda", "bf16", 1e16, 5e17, 40),
 }
 
