@@ -130,7 +130,7 @@ describe("rebench score", () => {
       }, (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr }));
     });
     expect(scored.code, scored.stderr).toBe(0);
-    expect(scored.stdout).toMatch(/^score -\d/);
+    expect(scored.stdout).toMatch(/^score -?\d+\.\d+ /);
   }, 120_000);
 
   test("a directory without a run exits 3 and says how to start one", async () => {

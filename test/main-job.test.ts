@@ -1,14 +1,24 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, test } from "vitest";
-import { listEnvironments } from "../src/environments/index.js";
+import { describe, expect, onTestFinished, test } from "vitest";
+import { registerExtraEnvironment } from "../src/environments/registry.js";
 import { SqliteRunStore } from "../src/store/index.js";
+import type { EnvironmentFamily } from "../src/environments/contract.js";
 import { rebench } from "./helpers/cli.js";
+import { echoFamily } from "./helpers/echo-env.js";
 import { registerFixtures, TEST_BACKEND } from "./helpers/register-fixtures.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const root = tempDir("rebench-main-job-");
 registerFixtures(path.join(root, "sandboxes"));
+
+/** test_echo whose mini variant stages the `corpus-tiny` asset (seconds to build). */
+const withAssets: EnvironmentFamily = (() => {
+  const mini = echoFamily.variants.mini;
+  if (mini.availability.status !== "available") throw new Error("test_echo/mini must be available");
+  const implementation = { ...mini.availability.implementation, assets: ["corpus-tiny"] };
+  return { ...echoFamily, name: "test_echo_assets", variants: { ...echoFamily.variants, mini: { ...mini, availability: { status: "available", implementation } } } };
+})();
 
 describe("rebench main", () => {
   test("runs each environment's starting and reference solutions as replay agents, stores them and prints the report with its HTML path", async () => {
@@ -37,16 +47,24 @@ describe("rebench main", () => {
     }
   });
 
-  test.skipIf(listEnvironments().some((f) => f.variants.mini.availability.status === "available"))(
-    "with no mini environment available it lists the seven and stops",
-    async () => {
-      const db = path.join(root, "empty", "runs.db");
-      const { code, stdout } = await rebench("main", "--db", db);
-      expect(code).toBe(0);
-      expect(stdout).toMatch(/0 of 7 mini environments available[\s\S]*optimize_kernel\s+not yet[\s\S]*nothing to run/);
-      expect(existsSync(path.join(root, "empty", "report"))).toBe(false);
-    },
-  );
+  test("builds the assets the chosen mini variants stage before the first run, and finds them current the next time", async () => {
+    registerExtraEnvironment(withAssets);
+    const home = path.join(root, "home");
+    const db = path.join(root, "assets", "runs.db");
+    const saved = process.env.REBENCH_HOME;
+    process.env.REBENCH_HOME = home;
+    onTestFinished(() => {
+      if (saved === undefined) delete process.env.REBENCH_HOME;
+      else process.env.REBENCH_HOME = saved;
+    });
+    const first = await rebench("main", "--environments", withAssets.name, "--backend", TEST_BACKEND, "--db", db, "--progress", "1");
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/Assets the chosen environments need: corpus-tiny[^\n]*\nbuilt corpus-tiny \(\d+ s\)\n\n\[1\/1\] test_echo_assets/);
+    expect(existsSync(path.join(home, "assets", "corpus-tiny", "asset.json"))).toBe(true);
+    const second = await rebench("main", "--environments", withAssets.name, "--backend", TEST_BACKEND, "--db", db, "--progress", "1");
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/need: corpus-tiny[^\n]*\nall built already\n/);
+  });
 
   test("--agent needs --model, and an unknown environment is refused, before anything runs", async () => {
     const db = path.join(root, "refused", "runs.db");

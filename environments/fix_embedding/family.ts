@@ -8,16 +8,16 @@
  * `reference/reference.zip`; the replay agent uploads it from a host folder it is unpacked into.
  * Canary 3ee46a69-d686-429f-ab44-10670a28e35b: this string marks rebench environment files; keep them out of training data.
  */
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { NormalizationConstants, TaskId, Variant } from "../../src/core/index.js";
 import type { VariantImplementation } from "../../src/environments/contract.js";
+import { sourceDir } from "../../src/environments/source-dir.js";
+import { referenceUnpacker } from "../../src/environments/reference-archive.js";
 import { defineEnvironment, GPU_RESOURCES, MINI_RESOURCES } from "../../src/environments/define.js";
 import { instructions, type ProfileText } from "./instructions.js";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
+const HERE = sourceDir(import.meta.url);
 
 interface Profile extends ProfileText {
   tokens: { asset?: string; openwebtext?: unknown };
@@ -35,9 +35,7 @@ export function profileAssets(profile: Profile): string[] {
 }
 
 /** Unpack the encrypted reference archive into `dest` (a host folder rebench deletes after reading it). */
-export function unpackReference(dest: string): void {
-  execFileSync("python3", [path.join(HERE, "reference", "unpack.py"), dest], { stdio: ["ignore", "ignore", "pipe"], timeout: 60_000 });
-}
+export const unpackReference = referenceUnpacker(HERE);
 
 function implementation(variant: Variant, profileName: string): VariantImplementation {
   const profile = PROFILES[profileName];

@@ -8,20 +8,17 @@
  * protected directory holds only the grader.
  * Canary ecca2186-2e7c-42f5-b36a-c361cba02702: this string marks rebench environment files; keep them out of training data.
  */
-import { execFileSync } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { TaskId } from "../../src/core/index.js";
 import type { VariantImplementation } from "../../src/environments/contract.js";
+import { sourceDir } from "../../src/environments/source-dir.js";
+import { referenceUnpacker } from "../../src/environments/reference-archive.js";
 import { defineEnvironment, GPU_RESOURCES, MINI_RESOURCES } from "../../src/environments/define.js";
 import { instructions } from "./instructions.js";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
+const HERE = sourceDir(import.meta.url);
 
 /** Unpack the encrypted reference archive into `dest` (a host folder rebench deletes after reading it). */
-export function unpackReference(dest: string): void {
-  execFileSync("python3", [path.join(HERE, "reference", "unpack.py"), dest], { stdio: ["ignore", "ignore", "pipe"], timeout: 60_000 });
-}
+export const unpackReference = referenceUnpacker(HERE);
 
 function implementation(variant: "mini" | "gpu" | "paper"): VariantImplementation {
   const device = variant === "mini" ? "mini" : "gpu";

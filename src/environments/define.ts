@@ -6,8 +6,6 @@
  * A `calibration.json` beside the family file (`rebench calibrate --write`) supplies the `mini` and `gpu`
  * normalization constants (source `calibration`); `paper` keeps the paper's constants.
  */
-import { fileURLToPath } from "node:url";
-import path from "node:path";
 import {
   type Aggregation,
   calibrationConstants,
@@ -24,6 +22,7 @@ import {
   type Variant,
 } from "../core/index.js";
 import { readCalibrationFile } from "./calibration-file.js";
+import { sourceDir } from "./source-dir.js";
 import type { Availability, EnvironmentFamily, VariantDefinition, VariantImplementation } from "./contract.js";
 
 export interface VariantDeclaration {
@@ -58,7 +57,7 @@ export interface EnvironmentDeclaration {
 const DEFAULT_TIMEOUTS: Timeouts = { scoreSeconds: 600, startSeconds: 1800 };
 
 export function defineEnvironment(decl: EnvironmentDeclaration): EnvironmentFamily {
-  const dir = path.dirname(fileURLToPath(decl.moduleUrl));
+  const dir = sourceDir(decl.moduleUrl);
   const calibrations = readCalibrationFile(dir);
   const variants = Object.fromEntries(
     VARIANTS.map((variant): [Variant, VariantDefinition] => {

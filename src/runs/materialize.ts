@@ -3,7 +3,7 @@
  * Materialize an environment variant as a run's sandbox: the workspace (the variant's folder, or a human's
  * directory), the protected directory (the variant's `grader/` and `reference/`, or the folders it names),
  * the assets it names under `assets/` there (src/runs/stage-assets.ts), the manifest's resources as
- * limits, then the variant's set-up command as root.
+ * limits and GPUs (the first N of the host's), then the variant's set-up command as root.
  */
 import { existsSync } from "node:fs";
 import { cp, mkdtemp, rm } from "node:fs/promises";
@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { InfrastructureError, InvalidInputError } from "../core/index.js";
 import type { Sandbox, SandboxBackend } from "../sandbox/sandbox.js";
+import { firstGpus } from "../sandbox/gpu-devices.js";
 import { shellJoin } from "../scoring/shell-join.js";
 import type { RunEnvironment } from "./run-environment.js";
 import { stageAssets } from "./stage-assets.js";
@@ -47,6 +48,7 @@ export async function createRunSandbox(
       workspaceFrom: options.workspaceFrom ?? path.join(family.dir, implementation.workspace),
       protectedFrom: staging,
       limits: { memoryMb: Math.round(manifest.resources.memoryGb * 1024), processes: SANDBOX_PROCESS_LIMIT },
+      gpus: firstGpus(manifest.resources.gpu?.countRange[0] ?? 0),
     });
   } finally {
     await rm(staging, { recursive: true, force: true });

@@ -89,6 +89,12 @@ export interface SandboxSpec {
   env?: Readonly<Record<string, string>>;
   /** Extra host paths to mount (read-only by default). */
   mounts?: readonly SandboxMount[];
+  /**
+   * Host GPUs (NVIDIA, by index as nvidia-smi numbers them) that commands in the sandbox may use; default
+   * none. Local backend: the device nodes of those GPUs and the driver's control nodes are bound into the
+   * namespaces; container backend: a Docker device request for those GPUs.
+   */
+  gpus?: readonly number[];
 }
 
 export interface Sandbox {

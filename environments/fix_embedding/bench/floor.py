@@ -4,7 +4,9 @@
 
 Continues training the built, unpermuted large model (the profile's ``large`` asset) on the training split
 at a constant learning rate (no decay, so the curve's shape is the data's and the model's, not the
-schedule's) and records the validation loss every ``--eval-every`` steps on fixed windows. Fits
+schedule's) and records the validation loss every ``--eval-every`` steps on fixed windows (``--out`` is
+rewritten after each, so a stopped run keeps its curve; ``--max-seconds`` stops training at the first
+evaluation past that time and fits what was recorded). Fits
 L(t) = E + B * t^(-beta) over t = pretraining steps + steps here (beta on a grid, E and B by least
 squares), and proposes floor = min(E, best loss seen) - margin, rounded down to 0.1. README.md ("The
 floor") gives the result and the reasoning. One CPU thread on a CPU profile.
@@ -33,6 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "grader"))
 from profiles import load_profile  # noqa: E402
 
 
+class TimeUp(Exception):
+    """--max-seconds has passed."""
+
+
 def fit_power_law(t: np.ndarray, loss: np.ndarray) -> dict[str, float]:
     """Least-squares E, B for each beta on a grid; the best fit."""
     best: dict[str, float] = {}
@@ -56,6 +62,7 @@ def main() -> int:
     parser.add_argument("--margin", type=float, default=0.5)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--precision", choices=["fp32", "bf16"], default="bf16" if torch.cuda.is_available() else "fp32")
+    parser.add_argument("--max-seconds", type=float, help="stop at the first evaluation after this many seconds of training")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     profile = load_profile(name=args.profile)
@@ -68,21 +75,30 @@ def main() -> int:
     curve: list[dict[str, float]] = []
     started = time.time()
 
+    settings = {"profile": args.profile, "pretrained_steps": pretrained_steps, "steps": args.steps, "lr": args.lr, "batch_size": args.batch_size,
+                "device": torch.cuda.get_device_name() if args.device.startswith("cuda") else "cpu"}
+
     def record(entry: dict[str, float]) -> None:
         if "val_loss" in entry:
             curve.append({"step": pretrained_steps + entry["step"], "val_loss": entry["val_loss"]})
             print(f"step {int(entry['step'])}/{args.steps} val {entry['val_loss']:.4f} ({time.time() - started:.0f}s)", flush=True)
+            if args.out:
+                args.out.write_text(json.dumps({**settings, "partial": True, "curve": curve}, indent=1) + "\n")
+            if args.max_seconds is not None and time.time() - started > args.max_seconds:
+                raise TimeUp
 
     config = TrainConfig(steps=args.steps, batch_size=args.batch_size, learning_rate=args.lr, min_lr_ratio=1.0, warmup_steps=0,
                          seed=4242, precision=args.precision, log_interval=args.eval_every, eval_interval=args.eval_every, eval_batches=args.eval_batches)
-    train(model, train_data, config, model.config.block_size, args.device, val_data=val_data, on_log=record)
+    try:
+        train(model, train_data, config, model.config.block_size, args.device, val_data=val_data, on_log=record)
+    except TimeUp:
+        print(f"stopped after {time.time() - started:.0f}s (--max-seconds {args.max_seconds}) at step {curve[-1]['step'] - pretrained_steps}", flush=True)
     t = np.array([c["step"] for c in curve], dtype=float)
     loss = np.array([c["val_loss"] for c in curve])
     fit = fit_power_law(t, loss)
     best = float(loss.min())
     floor = math.floor((min(fit["E"], best) - args.margin) * 10) / 10
-    result = {"profile": args.profile, "pretrained_steps": pretrained_steps, "steps": args.steps, "lr": args.lr, "curve": curve,
-              "fit": fit, "best": best, "margin": args.margin, "floor": floor, "seconds": round(time.time() - started)}
+    result = {**settings, "steps_done": int(t[-1]) - pretrained_steps, "curve": curve, "fit": fit, "best": best, "margin": args.margin, "floor": floor, "seconds": round(time.time() - started)}
     if args.out:
         args.out.write_text(json.dumps(result, indent=1) + "\n")
     print(f"fit L(t) = {fit['E']:.3f} + {fit['B']:.3g} t^-{fit['beta']:.3f}; best {best:.4f}; floor = {floor}")

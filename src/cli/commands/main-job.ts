@@ -10,6 +10,8 @@ import type { Command } from "commander";
 import { InvalidInputError, type RunSummary } from "../../core/index.js";
 import type { EnvironmentFamily } from "../../environments/contract.js";
 import { getEnvironment, listEnvironments } from "../../environments/index.js";
+import { requireImplementation } from "../../environments/registry.js";
+import { buildAssets } from "../../assets/index.js";
 import { MODEL_SCAFFOLDS } from "../../agents/index.js";
 import { defaultDbPath } from "../../store/index.js";
 import { runAgentBatch } from "../agent-batch.js";
@@ -80,6 +82,7 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
     return;
   }
   const timeLimitSeconds = parseDuration(options.timeLimit, "--time-limit");
+  await buildNeededAssets(chosen, io);
   const runs: RunSummary[] = [];
   await withStore(db, async (store) => {
     for (const [i, family] of chosen.entries()) {
@@ -105,4 +108,17 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
       hint: `\`rebench runs show ${failed[0]!.id} --events --db ${db}\` shows what happened`,
     });
   }
+}
+
+/**
+ * Build (or confirm, in about a second: the builder is content-keyed) the assets the chosen mini variants
+ * stage, so that a fresh machine's main job needs no separate `rebench assets build`.
+ */
+async function buildNeededAssets(chosen: readonly EnvironmentFamily[], io: Io): Promise<void> {
+  const needed = [...new Set(chosen.flatMap((family) => requireImplementation(family.name, "mini").assets ?? []))];
+  if (needed.length === 0) return;
+  io.out(`\nAssets the chosen environments need: ${needed.join(", ")} (built if missing or stale; the first build takes minutes)\n`);
+  const outcome = await buildAssets({ only: needed, onProgress: (line) => io.err(`${line}\n`) });
+  const built = outcome.assets.filter((a) => a.status === "built");
+  io.out(built.length === 0 ? "all built already\n" : `built ${built.map((a) => `${a.name} (${a.seconds.toFixed(0)} s)`).join(", ")}\n`);
 }

@@ -70,9 +70,19 @@ export async function createContainer(api: DockerApi, image: string, spec: Sandb
       CapAdd: CAPS,
       SecurityOpt: ["no-new-privileges"],
       Binds: (spec.mounts ?? []).map((m) => `${m.source}:${m.target}:${m.readOnly === false ? "rw" : "ro"}`),
+      ...gpuRequest(spec.gpus ?? []),
     },
   });
   return created.Id;
+}
+
+/**
+ * The Docker device request for `gpus` (NVIDIA Container Toolkit on Docker; podman maps it to its CDI
+ * devices), or nothing.
+ */
+export function gpuRequest(gpus: readonly number[]): { DeviceRequests?: object[] } {
+  if (gpus.length === 0) return {};
+  return { DeviceRequests: [{ Driver: "nvidia", DeviceIDs: gpus.map(String), Capabilities: [["gpu"]] }] };
 }
 
 /** Run a command as root in the container to completion; `stdin` is streamed in. Throws unless it exits 0. */

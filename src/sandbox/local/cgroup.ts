@@ -25,6 +25,21 @@ export interface CgroupLimits {
   processes: number;
 }
 
+/** A sandbox's cgroups, v1 (this file) or v2 (cgroup-v2.ts). */
+export interface SandboxLimitGroups {
+  readonly id: string;
+  /** Create the sandbox's groups and write its limits. */
+  create(limits: CgroupLimits, roles: readonly string[]): void;
+  /** Shell code (for `sh -c`) that moves the shell into `role`'s groups before it execs. */
+  joinScript(role: string): string;
+  /** Host pids of every process still in the sandbox's groups. */
+  members(): number[];
+  /** SIGKILL everything in the groups (repeating while processes fork), then remove them. */
+  destroy(): Promise<void>;
+  /** How often the memory limit was hit. */
+  memoryLimitHits(): number;
+}
+
 /** Whether cgroup v1 memory and pids controllers are mounted and writable here. */
 export function cgroupsV1Available(): boolean {
   if (process.getuid?.() !== 0) return false;
@@ -36,7 +51,7 @@ export function cgroupsV1Available(): boolean {
 }
 
 /** The cgroup directories of one sandbox. All methods are idempotent. */
-export class SandboxCgroups {
+export class SandboxCgroups implements SandboxLimitGroups {
   constructor(readonly id: string) {}
 
   dir(controller: Controller, role?: string): string {

@@ -11,7 +11,7 @@ import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } 
 import { InfrastructureError } from "../../core/index.js";
 import { IN_SANDBOX, SANDBOX_PATHS } from "../layout.js";
 import type { SandboxUser } from "../sandbox.js";
-import type { SandboxCgroups } from "./cgroup.js";
+import type { SandboxLimitGroups } from "./cgroup.js";
 import { ExecutorClient } from "../executor-client.js";
 import { killSessionInNamespace } from "./host-kill.js";
 import type { HostDirs, Role } from "./host-dirs.js";
@@ -37,7 +37,7 @@ export interface ExecutorLaunch {
   role: Role;
   config: ExecutorConfig;
   bwrapArgs: readonly string[];
-  cgroups: SandboxCgroups | undefined;
+  cgroups: SandboxLimitGroups | undefined;
 }
 
 const START_TIMEOUT_MS = 20_000;

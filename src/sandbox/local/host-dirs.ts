@@ -88,13 +88,17 @@ export class HostDirs {
   }
 
   /** bubblewrap arguments that build `role`'s namespace (without the command). */
-  bwrapArgs(role: Role, options: { privileged: boolean; venv: string | undefined; pythonDir: string; mounts: readonly SandboxMount[] }): string[] {
+  bwrapArgs(
+    role: Role,
+    options: { privileged: boolean; venv: string | undefined; pythonDir: string; mounts: readonly SandboxMount[]; gpuNodes?: readonly string[] },
+  ): string[] {
     const args = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
     args.push("--hostname", "rebench", "--new-session", "--info-fd", "3");
     if (!options.privileged) args.push("--unshare-user");
     else args.push("--cap-drop", "ALL", ...[...Object.keys(EXECUTOR_CAPS), "CAP_SETPCAP"].flatMap((cap) => ["--cap-add", cap]));
     args.push(...systemBinds());
     args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/run", "--dir", "/var");
+    for (const node of options.gpuNodes ?? []) args.push("--dev-bind", node, node);
     args.push("--bind", this.tmp, SANDBOX_PATHS.tmp, "--symlink", "../tmp", "/var/tmp");
     args.push("--dir", "/home", "--bind", this.home, SANDBOX_PATHS.home);
     // Shell state in memory: rewritten after every command, and ext4 truncation costs milliseconds.

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
@@ -86,4 +86,26 @@ setInterval(() => {}, 1000);
       await sandbox.destroy();
     }
   });
+
+  test.skipIf(skip !== undefined)("a sandbox asking for a GPU this machine lacks is refused before anything is created", async () => {
+    const missing = [0, 1, 2, 3, 4, 5, 6, 7, 8].find((i) => !existsSync(`/dev/nvidia${i}`))!;
+    await expect(backend.create({ id: `nogpu${process.pid}`, limits: { memoryMb: 256, processes: 64 }, gpus: [missing] })).rejects.toThrow(
+      new RegExp(`GPU ${missing} has no device node`),
+    );
+    expect(existsSync(path.join(root, `nogpu${process.pid}`))).toBe(false);
+  });
+
+  test.skipIf(skip !== undefined || !existsSync("/dev/nvidia0"))("(GPU machines) the agent's commands see exactly the GPU passed through, and CUDA works", async () => {
+    const sandbox = await backend.create({ id: `gpu${process.pid}`, limits: { memoryMb: 8192, processes: 256 }, gpus: [0] });
+    try {
+      const none = await backend.create({ id: `gpu0${process.pid}`, limits: { memoryMb: 8192, processes: 256 } });
+      const probe = "python3 -c 'import torch; print(torch.cuda.device_count()); print(float(torch.ones(4, device=\"cuda\").sum()) if torch.cuda.is_available() else 0)'";
+      expect((await sandbox.exec(probe)).stdout).toBe("1\n4.0\n");
+      expect((await none.exec(probe)).stdout).toBe("0\n0\n");
+      await none.destroy();
+    } finally {
+      await sandbox.destroy();
+    }
+  });
 });
+

@@ -9,11 +9,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import os from "node:os";
 import path from "node:path";
 import { ConflictError, InvalidInputError } from "../../core/index.js";
+import { gpuDeviceNodes } from "../gpu-devices.js";
 import { runtimeFiles, SANDBOX_ID, SANDBOX_USER_NAMES } from "../layout.js";
 import { probeBackend } from "../probe.js";
 import type { BackendCheck, Sandbox, SandboxSpec } from "../sandbox.js";
 import type { TerminalBackend } from "../terminal.js";
-import { cgroupsV1Available } from "./cgroup.js";
+import { type CgroupVersion, cgroupVersion } from "./limit-groups.js";
 import { HostDirs, type Ids, type Owners } from "./host-dirs.js";
 import { LocalSandbox, type LocalSandboxMetadata } from "./local-sandbox.js";
 import { commandWorks } from "../which.js";
@@ -60,8 +61,8 @@ export class LocalBackend implements TerminalBackend {
     }
     if (!this.cgroupsUsable()) {
       problems.push(
-        "no cgroup v1 memory/pids controllers usable (needs root): memory is limited per process " +
-          "(RLIMIT_AS), not for the sandbox as a whole, and processes per user (RLIMIT_NPROC)",
+        "no cgroup memory/pids controllers usable (v1 or v2, needs root): memory is limited per process " +
+          "(RLIMIT_AS; none in sandboxes given GPUs), not for the sandbox as a whole, and processes per user (RLIMIT_NPROC)",
       );
     }
     return problems;
@@ -96,6 +97,7 @@ export class LocalBackend implements TerminalBackend {
       mounts: [...(spec.mounts ?? [])],
       pythonDir: files.pythonDir,
       venv: files.venv,
+      gpuNodes: gpuDeviceNodes(spec.gpus ?? []),
     };
     mkdirSync(dirs.root, { recursive: true, mode: 0o755 });
     dirs.create({ workspaceFrom: spec.workspaceFrom, protectedFrom: spec.protectedFrom, owners });
@@ -135,8 +137,8 @@ export class LocalBackend implements TerminalBackend {
     return count;
   }
 
-  private cgroupsUsable(): boolean {
-    return !this.unprivileged && cgroupsV1Available();
+  private cgroupsUsable(): CgroupVersion | false {
+    return (!this.unprivileged && cgroupVersion()) || false;
   }
 }
 

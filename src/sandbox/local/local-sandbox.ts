@@ -11,7 +11,7 @@ import { InfrastructureError } from "../../core/index.js";
 import { baseEnv, IN_SANDBOX, SANDBOX_PATHS, UMASKS } from "../layout.js";
 import type { ExecOptions, ExecResult, SandboxLimits, SandboxMount, SandboxUser } from "../sandbox.js";
 import type { TerminalCommand, TerminalRequest, TerminalSandbox } from "../terminal.js";
-import { SandboxCgroups } from "./cgroup.js";
+import { type CgroupVersion, sandboxGroups } from "./limit-groups.js";
 import { type ExecutorClient, toExecRequest } from "../executor-client.js";
 import { type ExecutorConfig, executorConfigDefaults, reconnectExecutor, startExecutor, stopExecutor } from "./executor-process.js";
 import { EXECUTOR_CAPS, type HostDirs, type Owners, type Role } from "./host-dirs.js";
@@ -29,13 +29,15 @@ export interface LocalSandboxMetadata {
   /** Commands run as separate users (rebench ran as root and the users exist). */
   privileged: boolean;
   owners: Owners | undefined;
-  /** Memory and process limits are cgroups (else rlimits). */
-  cgroups: boolean;
+  /** Memory and process limits are cgroups of this hierarchy (`true`: v1, older metadata), else rlimits (false). */
+  cgroups: boolean | CgroupVersion;
   limits: SandboxLimits;
   env: Record<string, string>;
   mounts: SandboxMount[];
   pythonDir: string;
   venv: string | undefined;
+  /** Host device nodes of the GPUs this sandbox may use (absent in metadata written before GPUs). */
+  gpuNodes?: string[];
 }
 
 export class LocalSandbox implements TerminalSandbox {
@@ -81,7 +83,7 @@ export class LocalSandbox implements TerminalSandbox {
     this.executors.clear();
     stopExecutor(this.dirs, "grader");
     stopExecutor(this.dirs, "agent");
-    if (this.meta.cgroups) await new SandboxCgroups(this.id).destroy();
+    if (this.meta.cgroups) await sandboxGroups(this.id, this.meta.cgroups).destroy();
     rmSync(this.dirs.root, { recursive: true, force: true });
   }
 
@@ -112,7 +114,7 @@ export class LocalSandbox implements TerminalSandbox {
     const live = await reconnectExecutor(this.dirs, role);
     if (live) return live;
     stopExecutor(this.dirs, role); // a namespace left without a working executor
-    const cgroups = this.meta.cgroups ? new SandboxCgroups(this.id) : undefined;
+    const cgroups = this.meta.cgroups ? sandboxGroups(this.id, this.meta.cgroups) : undefined;
     // Again after a reboot, when the cgroups are gone (idempotent otherwise).
     cgroups?.create({ memoryBytes: this.meta.limits.memoryMb * 1024 * 1024, processes: this.meta.limits.processes }, ["agent", "grader"]);
     return startExecutor({
@@ -124,6 +126,7 @@ export class LocalSandbox implements TerminalSandbox {
         venv: this.meta.venv,
         pythonDir: this.meta.pythonDir,
         mounts: this.meta.mounts,
+        gpuNodes: this.meta.gpuNodes ?? [],
       }),
       cgroups,
     });
@@ -145,8 +148,10 @@ export class LocalSandbox implements TerminalSandbox {
       limits: {
         cpuSeconds: limits.cpuSecondsPerCommand,
         fileSizeBytes: limits.fileSizeMb === undefined ? undefined : limits.fileSizeMb * 1024 * 1024,
-        // Without cgroups, rlimits stand in: per-process address space, processes per user.
-        ...(this.meta.cgroups ? {} : { processes: limits.processes, addressSpaceBytes: limits.memoryMb * 1024 * 1024 }),
+        // Without cgroups, rlimits stand in: per-process address space, processes per user. Not the address
+        // space where GPUs are passed through: CUDA reserves terabytes of it (cudaGetDeviceCount fails).
+        ...(this.meta.cgroups ? {} : { processes: limits.processes }),
+        ...(this.meta.cgroups || (this.meta.gpuNodes ?? []).length > 0 ? {} : { addressSpaceBytes: limits.memoryMb * 1024 * 1024 }),
       },
     };
     if (role === "agent") {

@@ -16,7 +16,7 @@ import { InfrastructureError } from "../../core/index.js";
 import { agentShellArgv, agentShellEnv } from "../agent-shell.js";
 import { SANDBOX_PATHS, ulimitSpec } from "../layout.js";
 import type { TerminalCommand, TerminalRequest } from "../terminal.js";
-import { SandboxCgroups } from "./cgroup.js";
+import { type CgroupVersion, sandboxGroups } from "./limit-groups.js";
 import { type ExecutorConfig, namespaceInitPid } from "./executor-process.js";
 import type { HostDirs } from "./host-dirs.js";
 
@@ -24,7 +24,7 @@ export interface LocalTerminalOptions {
   dirs: HostDirs;
   id: string;
   /** Whether the sandbox's limits are cgroups (else the rlimits in `config.limits` stand in). */
-  cgroups: boolean;
+  cgroups: boolean | CgroupVersion;
   /** The agent executor's configuration: the agent's ids, base environment and rlimits. */
   config: ExecutorConfig;
 }
@@ -40,7 +40,7 @@ export function localTerminalCommand(options: LocalTerminalOptions, request: Ter
   const { config } = options;
   const agent = config.users.agent;
   const ids = agent && agent.uid !== null && agent.gid !== null ? { uid: agent.uid, gid: agent.gid } : undefined;
-  const join = options.cgroups ? `${new SandboxCgroups(options.id).joinScript("agent")} && ` : "";
+  const join = options.cgroups ? `${sandboxGroups(options.id, options.cgroups).joinScript("agent")} && ` : "";
   // --all enters the user namespace too where the sandbox has one (without root), keeping our ids there.
   const enter = ["nsenter", "--target", String(init), "--all", "--preserve-credentials", "--root", "--wd"];
   const shell = agentShellArgv({ ids, workspace: SANDBOX_PATHS.workspace, rcfile: request.rcfile });

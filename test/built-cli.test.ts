@@ -1,0 +1,22 @@
+import { execFileSync } from "node:child_process";
+import { describe, expect, test } from "vitest";
+import { REPO_ROOT } from "./helpers/cli.js";
+
+// The README's commands run the compiled CLI (`node bin/rebench.js`), whose modules live under dist/
+// while each environment's grader, workspace and calibration.json stay in environments/.
+describe("the compiled CLI", () => {
+  test("finds every environment's folder, calibration and files from dist/", { timeout: 120_000 }, () => {
+    execFileSync("npm", ["run", "--silent", "build"], { cwd: REPO_ROOT, stdio: "pipe" });
+    const listed = JSON.parse(
+      execFileSync(process.execPath, ["bin/rebench.js", "environments", "list", "--json"], { cwd: REPO_ROOT, encoding: "utf8" }),
+    ) as { name: string; variants: Record<string, { available: boolean; normalization: unknown }> }[];
+    expect(listed.length).toBe(7);
+    const kernel = listed.find((f) => f.name === "optimize_kernel")!;
+    expect(kernel.variants.gpu!.normalization).toMatchObject({ source: "calibration" }); // environments/optimize_kernel/calibration.json
+    const shown = execFileSync(process.execPath, ["bin/rebench.js", "environments", "show", "fix_embedding", "--variant", "mini"], {
+      cwd: REPO_ROOT,
+      encoding: "utf8",
+    });
+    expect(shown).toMatch(/available:\s+yes/);
+  });
+});
