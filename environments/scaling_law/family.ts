@@ -8,20 +8,16 @@
  * README.md says what is enforced and what is a rule.
  * Canary a99505a7-4586-4226-b19e-e5b4a1e41660: this string marks rebench environment files; keep them out of training data.
  */
-import { execFileSync } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { VariantImplementation } from "../../src/environments/contract.js";
 import { defineEnvironment, GPU_RESOURCES, MINI_RESOURCES } from "../../src/environments/define.js";
+import { referenceUnpacker } from "../../src/environments/reference-archive.js";
+import { sourceDir } from "../../src/environments/source-dir.js";
 import { instructions, type ScalingVariant } from "./instructions.js";
 
 const ASSETS: Record<ScalingVariant, readonly string[]> = { mini: ["tokens-bpe1k"], gpu: ["tokens-gpt2"], paper: [] };
-const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 /** Unpack the encrypted reference into `dest` (a host folder rebench deletes once the uploads are read). */
-export function unpackReference(dest: string): void {
-  execFileSync("python3", [path.join(HERE, "reference", "unpack.py"), dest], { stdio: ["ignore", "ignore", "pipe"], timeout: 60_000 });
-}
+export const unpackReference = referenceUnpacker(sourceDir(import.meta.url));
 
 function implementation(variant: ScalingVariant): VariantImplementation {
   return {
