@@ -8,7 +8,7 @@ encoded with the GPT-2 BPE (``encode_ordinary``) followed by the end-of-text id 
 written as one flat ``uint16`` file (``train.bin``: about 9B tokens, 17 GB; ``val.bin``: about 4M tokens).
 
 Loading is separate from tokenizing and writing (:func:`write_split`), so the part that does not need the
-network is tested on a stand-in corpus (tests/test_paper.py). The GPT-2 encoder comes from the offline
+network is tested on a stand-in corpus (tests/test_scaling_law_paper.py). The GPT-2 encoder comes from the offline
 ``tokenizer-gpt2`` asset when it is built (the same ids as tiktoken's), else from tiktoken (which downloads
 its ranks).
 

@@ -1,22 +1,16 @@
-"""Fixtures of the scaling_law tests: the grader's modules on the path, random token files, a synthetic sweep.
+"""Fixtures of the scaling_law tests: random token files and a synthetic sweep's archive (the shared pieces
+are in scaling_law_helpers.py, which also puts the grader's modules on the path).
 
 Canary a99505a7-4586-4226-b19e-e5b4a1e41660: rebench environment file; keep out of training data.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-GRADER = Path(__file__).resolve().parents[1] / "grader"
-sys.path.insert(0, str(GRADER))
-
-import ground_truth  # noqa: E402
+from scaling_law_helpers import SYNTHETIC, pack_archive
 
 
 @pytest.fixture()
@@ -28,22 +22,6 @@ def token_dir(tmp_path: Path) -> Path:
     rng.integers(0, 1024, 50_000, dtype=np.uint16).tofile(folder / "train.bin")
     rng.integers(0, 1024, 20_000, dtype=np.uint16).tofile(folder / "val.bin")
     return folder
-
-
-SYNTHETIC = {
-    "variant": "mini", "target_flops": 1.5e13, "widths": [48, 96, 192], "fractions": ["1/16", "1/4", "1"],
-    "losses": [[4.6, 4.9, 5.6], [4.2, 4.1, 4.5], [4.0, 3.8, 3.9]],
-}  # fmt: skip
-
-
-def pack_archive(path: Path, sweeps: dict[str, dict]) -> Path:
-    """An archive like grader/sweep.zip holding ``sweeps`` (``{"mini": {...}}``)."""
-    folder = path.parent / "sweeps"
-    folder.mkdir(exist_ok=True)
-    for name, data in sweeps.items():
-        (folder / f"{name}.json").write_text(json.dumps(data))
-    subprocess.run(["zip", "-q", "-P", ground_truth.SWEEP_PASSWORD, str(path), *[f"{n}.json" for n in sweeps]], cwd=folder, check=True)
-    return path
 
 
 @pytest.fixture()

@@ -6,17 +6,15 @@ Canary a99505a7-4586-4226-b19e-e5b4a1e41660: rebench environment file; keep out 
 from __future__ import annotations
 
 import json
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
 import ground_truth as gt
+from scaling_law_helpers import load_module
 
 ENV = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ENV / "sweep"))
-sys.path.insert(0, str(ENV / "reference"))
 
 CANARY = "a99505a7-4586-4226-b19e-e5b4a1e41660"
 
@@ -39,8 +37,7 @@ def test_the_archive_is_encrypted_and_holds_the_mini_and_paper_sweeps():
 
 
 def test_the_mini_sweep_was_built_by_the_training_code_of_this_checkout():
-    import build_sweep
-
+    build_sweep = load_module(ENV / "sweep" / "build_sweep.py", "scaling_law_build_sweep")
     recorded = archived("mini.json")["code"]
     assert recorded == build_sweep.code_hashes(), (
         "the training code changed since the mini sweep was built: rebuild it (sweep/build_sweep.py) or, if the "
@@ -49,8 +46,7 @@ def test_the_mini_sweep_was_built_by_the_training_code_of_this_checkout():
 
 
 def test_the_reference_unpacks(tmp_path):
-    import unpack
-
+    unpack = load_module(ENV / "reference" / "unpack.py", "scaling_law_reference_unpack")
     assert (unpack.unpack(tmp_path) / "fit_scaling.py").read_text().count(CANARY) == 1
 
 

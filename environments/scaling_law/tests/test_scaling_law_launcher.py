@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import GRADER
+from scaling_law_helpers import GRADER
 
 import launcher
 import launcher_control

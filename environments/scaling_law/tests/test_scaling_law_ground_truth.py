@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import SYNTHETIC
+from scaling_law_helpers import SYNTHETIC
 
 import ground_truth as gt
 import train as training

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import launcher
 import train as training
+from scaling_law_helpers import load_module
 
 SWEEP = Path(__file__).resolve().parents[1] / "sweep"
-sys.path.insert(0, str(SWEEP))
-import build_sweep  # noqa: E402
+build_sweep = load_module(SWEEP / "build_sweep.py", "scaling_law_build_sweep")
 
 
 def test_every_point_spends_its_fraction_of_the_target_and_no_more():

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import GRADER
+from scaling_law_helpers import GRADER
 
 import score
 import train as training
