@@ -84,9 +84,9 @@ export function generateMetrRuns(options: GenerateMetrRunsOptions = {}): string 
 // Run directly: write the file. `npx tsx bench/generate-metr-runs.ts OUT.jsonl [ROWS] [SEED]`
 if (process.argv[1]?.endsWith("generate-metr-runs.ts")) {
   const [out, rows, seed] = process.argv.slice(2);
-  if (!out) {
+  if (!out || out.startsWith("-")) {
     console.error("usage: npx tsx bench/generate-metr-runs.ts OUT.jsonl [ROWS] [SEED]");
-    process.exitCode = 2;
+    process.exitCode = out === "--help" || out === "-h" ? 0 : 2;
   } else {
     const { writeFileSync } = await import("node:fs");
     writeFileSync(out, generateMetrRuns({ rows: rows ? Number(rows) : undefined, seed: seed ? Number(seed) : undefined }));

@@ -62,6 +62,8 @@ ASSETS: dict[str, Asset] = {
         Asset("tokenizer-bpe4k", "tokenizer", BpeTokenizerSpec(corpus="corpus", vocab_size=4096), "byte-level BPE, 4,096 ids, trained on the corpus"),
         Asset("tokens-gpt2", "tokens", TokensSpec(corpus="corpus", tokenizer="tokenizer-gpt2"), "corpus as GPT-2 token files"),
         Asset("tokens-bpe4k", "tokens", TokensSpec(corpus="corpus", tokenizer="tokenizer-bpe4k"), "corpus as 4k-BPE token files"),
+        Asset("tokenizer-bpe1k", "tokenizer", BpeTokenizerSpec(corpus="corpus", vocab_size=1024), "byte-level BPE, 1,024 ids, trained on the corpus (scaling_law mini: a small head keeps narrow models cheap)"),
+        Asset("tokens-bpe1k", "tokens", TokensSpec(corpus="corpus", tokenizer="tokenizer-bpe1k"), "corpus as 1k-BPE token files (scaling_law mini)"),
         Asset("mini-small", "model", ModelSpec(
             tokens="tokens-bpe4k", gpt=_bpe4k(128, 2, 4, 128),
             train=TrainConfig(steps=400, batch_size=16, learning_rate=2e-3, warmup_steps=50, log_interval=20, eval_batches=50),
@@ -93,7 +95,7 @@ ASSETS: dict[str, Asset] = {
 }  # fmt: skip
 
 VARIANTS: dict[str, tuple[str, ...]] = {
-    "mini": ("corpus", "tokenizer-gpt2", "tokenizer-bpe4k", "tokens-gpt2", "tokens-bpe4k", "mini-small", "mini-large"),
+    "mini": ("corpus", "tokenizer-gpt2", "tokenizer-bpe4k", "tokens-gpt2", "tokens-bpe4k", "mini-small", "mini-large", "tokens-bpe1k"),
     "gpu": ("corpus", "tokenizer-gpt2", "tokens-gpt2", "gpu-small", "gpu-large"),
     "tiny": ("corpus-tiny", "tokenizer-bpe512-tiny", "tokens-bpe512-tiny", "tiny"),
 }
