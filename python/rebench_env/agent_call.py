@@ -61,6 +61,8 @@ class AgentCallResult:
     stderr_tail: str
     error: str | None = None
     """Why the command could not be run at all (broker unreachable, directory not enterable, ...)."""
+    cpu_s: float | None = None
+    """User + system CPU seconds of the command (and the children it waited for), as the broker measured."""
 
     @property
     def ok(self) -> bool:
@@ -129,6 +131,7 @@ def run_as_agent(
             stdout_tail,
             stderr_tail,
             report.get("error"),
+            report.get("cpuS"),
         )
 
 

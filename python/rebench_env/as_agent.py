@@ -13,7 +13,7 @@ session at the timeout (or when this process dies). The environment is the agent
 Exit status: the command's own, or this process dies of the same signal; 124 when the timeout killed it;
 125 when the broker could not be reached or refused; 126 when the command could not be started; 127 when
 it was not found. ``--result-file`` also writes {"returncode", "signal", "timedOut", "durationS",
-"error"} as JSON there, which is what ``rebench_env.agent_call.run_as_agent`` reads.
+"cpuS", "error"} as JSON there (``cpuS``: the command's user + system CPU seconds, null if it never ran), which is what ``rebench_env.agent_call.run_as_agent`` reads.
 Standard library only: it runs under the system python3.
 """
 
@@ -96,6 +96,7 @@ def write_result(path: str, result: dict[str, Any]) -> None:
         "signal": result.get("signal"),
         "timedOut": bool(result.get("timedOut")),
         "durationS": result.get("durationS", result.get("clientDurationS")),
+        "cpuS": result.get("cpuS"),
         "error": error,
     }
     tmp = f"{path}.tmp-{os.getpid()}"

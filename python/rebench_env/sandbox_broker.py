@@ -12,7 +12,10 @@ environment (plus ``env``), in ``cwd`` (default the workspace, entered with the 
 if it cannot), with the grader's descriptors as its stdio (127 if the command is not found). It kills the whole session at the timeout, or as soon as the
 client disconnects, and answers with one line:
 
-  {"event": "exit", "returncode": N|null, "signal": S|null, "timedOut": B, "durationS": F}
+  {"event": "exit", "returncode": N|null, "signal": S|null, "timedOut": B, "durationS": F, "cpuS": F}
+
+``cpuS`` is the command's user + system CPU time (with the children it waited for), from ``wait4``: what a
+grader that limits CPU time reads, since the command is not the grader's child.
   {"event": "error", "code": "ENOENT"|..., "message": S}     (nothing was started)
 """
 
@@ -125,7 +128,8 @@ class Broker:
                 self.ex.sel.unregister(conn)
             returncode, sig = describe_status(job.returncode if job.returncode is not None else -9)
             self._reply(conn, {"event": "exit", "returncode": returncode, "signal": sig,
-                               "timedOut": job.timed_out, "durationS": time.monotonic() - job.started})
+                               "timedOut": job.timed_out, "durationS": time.monotonic() - job.started,
+                               "cpuS": job.cpu_s})
 
         job = self.ex.watch(pid, self.default_timeout_s if timeout is None else float(timeout), on_exit, started=started)
 

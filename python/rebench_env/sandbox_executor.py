@@ -61,6 +61,8 @@ class Job:
     captures: list[Capture] = field(default_factory=list)
     timed_out: bool = False
     returncode: int | None = None
+    cpu_s: float | None = None
+    """User + system CPU seconds of the process and the children it waited for (from wait4)."""
     notify_at: float | None = None
     """When to tell the orchestrator the command's session id, if it is still running then."""
     notify: Callable[[], None] | None = None
@@ -135,8 +137,9 @@ class Executor:
             capture.closed = True
 
     def _finish(self, job: Job) -> None:
-        _, status = os.waitpid(job.pid, 0)
+        _, status, usage = os.wait4(job.pid, 0)
         job.returncode = os.waitstatus_to_exitcode(status)
+        job.cpu_s = usage.ru_utime + usage.ru_stime
         self.sel.unregister(job.pidfd)
         os.close(job.pidfd)
         del self.jobs[job.pidfd]

@@ -83,6 +83,26 @@ export interface VariantImplementation {
    * naming the build command.
    */
   assets?: readonly string[];
+  /**
+   * Optional: runs on the host before a run's sandbox is created (and before `rebench start` copies the
+   * workspace into its directory). It builds or finds, ideally cached, what the variant needs and says where:
+   * see `VariantPreparation`.
+   */
+  prepare?: () => VariantPreparation | Promise<VariantPreparation>;
+}
+
+/** What `VariantImplementation.prepare` hands the sandbox: host folders and tools. */
+export interface VariantPreparation {
+  /** Host folder whose contents are added to the workspace (over the variant's `workspace` folder). */
+  workspace?: string;
+  /** Host folder whose contents are added to the protected directory (beside the `protected` folders). */
+  protected?: string;
+  /** Host paths mounted into the sandbox for every user, read-only by default (a compiler's toolchain). */
+  mounts?: readonly { source: string; target: string; readOnly?: boolean }[];
+  /** Directories inside the sandbox put first on every user's PATH (a mounted toolchain's bin). */
+  path?: readonly string[];
+  /** Variables in every user's base environment. */
+  env?: Readonly<Record<string, string>>;
 }
 
 export type Availability =

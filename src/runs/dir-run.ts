@@ -11,7 +11,7 @@ import path from "node:path";
 import { ConflictError, InvalidInputError, isTerminal, NotFoundError, type Participant, type RunSummary, type TaskId, type UsageLimits, type Variant } from "../core/index.js";
 import type { RunStore } from "../store/store.js";
 import { type Clock, systemClock } from "./clock.js";
-import { createRunSandbox } from "./materialize.js";
+import { createRunSandbox, prepareVariant } from "./materialize.js";
 import { newRunSpec, runEnvironment } from "./run-environment.js";
 import { RunLog } from "./run-log.js";
 import { RunSession } from "./run-session.js";
@@ -59,6 +59,8 @@ export async function startDirRun(options: StartDirOptions): Promise<{ run: RunS
   try {
     await mkdir(dir, { recursive: true });
     await cp(path.join(env.family.dir, env.implementation.workspace), dir, { recursive: true });
+    const prepared = await prepareVariant(env);
+    if (prepared.workspace) await cp(prepared.workspace, dir, { recursive: true });
     const backend = await sandboxBackend(backendNameOf(log.summary.spec));
     await startRun(log, env, backend, { workspaceFrom: dir });
     const marker: DirMarker = { runId: created.id, db: options.store.location };

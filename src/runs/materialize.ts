@@ -2,14 +2,16 @@
  * @module
  * Materialize an environment variant as a run's sandbox: the workspace (the variant's folder, or a human's
  * directory), the protected directory (the variant's `grader/` and `reference/`, or the folders it names),
- * the assets it names under `assets/` there (src/runs/stage-assets.ts), the manifest's resources as
- * limits and GPUs (the first N of the host's), then the variant's set-up command as root.
+ * the assets it names under `assets/` there (src/runs/stage-assets.ts), what the variant's `prepare` hook
+ * built on the host (more workspace and protected files, mounted tools), the manifest's resources as limits
+ * and GPUs (the first N of the host's), then the variant's set-up command as root.
  */
 import { existsSync } from "node:fs";
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { InfrastructureError, InvalidInputError } from "../core/index.js";
+import type { VariantPreparation } from "../environments/contract.js";
 import type { Sandbox, SandboxBackend } from "../sandbox/sandbox.js";
 import { firstGpus } from "../sandbox/gpu-devices.js";
 import { shellJoin } from "../scoring/shell-join.js";
@@ -32,7 +34,10 @@ export async function createRunSandbox(
   options: MaterializeOptions = {},
 ): Promise<Sandbox> {
   const { family, implementation, manifest } = env;
+  const prepared = await prepareVariant(env);
   const staging = await mkdtemp(path.join(os.tmpdir(), "rebench-protected-"));
+  const workspaceStaging = await mkdtemp(path.join(os.tmpdir(), "rebench-workspace-"));
+  let workspaceFrom = options.workspaceFrom ?? path.join(family.dir, implementation.workspace);
   let sandbox: Sandbox;
   try {
     for (const folder of implementation.protected ?? DEFAULT_PROTECTED) {
@@ -43,15 +48,26 @@ export async function createRunSandbox(
       }
     }
     await stageAssets(implementation.assets ?? [], staging);
+    if (prepared.protected) await cp(prepared.protected, staging, { recursive: true });
+    if (prepared.workspace && !options.workspaceFrom) {
+      // A human's directory already holds the prepared files (`rebench start` copied them there).
+      await cp(workspaceFrom, workspaceStaging, { recursive: true });
+      await cp(prepared.workspace, workspaceStaging, { recursive: true });
+      workspaceFrom = workspaceStaging;
+    }
     sandbox = await backend.create({
       id,
-      workspaceFrom: options.workspaceFrom ?? path.join(family.dir, implementation.workspace),
+      workspaceFrom,
       protectedFrom: staging,
       limits: { memoryMb: Math.round(manifest.resources.memoryGb * 1024), processes: SANDBOX_PROCESS_LIMIT },
       gpus: firstGpus(manifest.resources.gpu?.countRange[0] ?? 0),
+      ...(prepared.mounts ? { mounts: prepared.mounts } : {}),
+      ...(prepared.path ? { path: prepared.path } : {}),
+      ...(prepared.env ? { env: prepared.env } : {}),
     });
   } finally {
     await rm(staging, { recursive: true, force: true });
+    await rm(workspaceStaging, { recursive: true, force: true });
   }
   if (implementation.setup) {
     const setup = await sandbox.exec(shellJoin(implementation.setup.command), {
@@ -65,4 +81,15 @@ export async function createRunSandbox(
     }
   }
   return sandbox;
+}
+
+/** What the variant's `prepare` hook gives (nothing when it has none); its failure is broken infrastructure. */
+export async function prepareVariant(env: RunEnvironment): Promise<VariantPreparation> {
+  if (!env.implementation.prepare) return {};
+  try {
+    return await env.implementation.prepare();
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw error;
+    throw new InfrastructureError(`${env.family.name}/${env.definition.variant}: preparing the variant failed: ${(error as Error).message}`);
+  }
 }

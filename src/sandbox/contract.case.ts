@@ -50,7 +50,18 @@ export function sandboxContract(name: string, backend: () => SandboxBackend, opt
       mkdirSync(secret, { recursive: true });
       writeFileSync(path.join(workspace, "src", "start.py"), "print('starting solution')\n");
       writeFileSync(path.join(secret, "answer.txt"), `${SECRET}\n`);
-      sandbox = await backend().create({ id: unique, workspaceFrom: workspace, protectedFrom: secret, limits: CONTRACT_LIMITS, env: { CONTRACT_BASE: "base" } });
+      const tools = path.join(options.scratch, "tools");
+      mkdirSync(path.join(tools, "bin"), { recursive: true, mode: 0o755 });
+      writeFileSync(path.join(tools, "bin", "contract-tool"), "#!/bin/sh\necho tool ran as $(id -un)\n", { mode: 0o755 });
+      sandbox = await backend().create({
+        id: unique,
+        workspaceFrom: workspace,
+        protectedFrom: secret,
+        limits: CONTRACT_LIMITS,
+        env: { CONTRACT_BASE: "base" },
+        mounts: [{ source: tools, target: "/opt/contract-tools" }],
+        path: ["/opt/contract-tools/bin"],
+      });
     });
     afterAll(async () => {
       await sandbox?.destroy();
@@ -99,6 +110,19 @@ export function sandboxContract(name: string, backend: () => SandboxBackend, opt
       } finally {
         host.close();
       }
+    });
+
+    test("a mounted folder is read-only for every user and its bin, named in path, is on every user's PATH", async () => {
+      expect((await sandbox.exec("contract-tool")).stdout).toBe("tool ran as rebench-agent\n");
+      expect((await sandbox.exec("contract-tool", { user: "grader" })).stdout).toBe("tool ran as rebench-grader\n");
+      expect((await sandbox.exec("$REBENCH_AS_AGENT -- contract-tool", { user: "grader" })).stdout).toBe("tool ran as rebench-agent\n");
+      expect((await sandbox.exec("touch /opt/contract-tools/x", { user: "root" })).exitCode).not.toBe(0);
+    });
+
+    test("every user can use POSIX shared memory and semaphores (Python's multiprocessing)", async () => {
+      const pool = `python3 -c "from concurrent.futures import ProcessPoolExecutor as P; print(sum(P(2).map(abs, [-1, -2])))"`;
+      expect((await sandbox.exec(pool)).stdout).toBe("3\n");
+      expect((await sandbox.exec(pool, { user: "grader" })).stdout).toBe("3\n");
     });
 
     test("the system is read-only and agent commands hold no capabilities", async () => {
@@ -197,11 +221,32 @@ export function sandboxContract(name: string, backend: () => SandboxBackend, opt
         "from rebench_env.agent_call import run_as_agent",
         "ok = run_as_agent(['sh', '-c', 'id -un; echo oops >&2; exit 3'], timeout_s=30)",
         "slow = run_as_agent(['sleep', '30'], timeout_s=1)",
+        "busy = run_as_agent(['python3', '-c', 'import time; exec(\\'while time.process_time() < 0.3: pass\\')'], timeout_s=30)",
         "print(ok.returncode, ok.stdout_tail.strip(), ok.stderr_tail.strip(), ok.timed_out, slow.timed_out, slow.returncode, slow.duration_s < 10)",
+        "print(busy.returncode, 0.25 <= busy.cpu_s < 5, busy.stderr_tail)",
       ].join("\n");
       const result = await sandbox.exec(`python3 -c "${script}"`, { user: "grader", timeoutMs: 60_000 });
       expect(result.stderr).toBe("");
-      expect(result.stdout).toBe("3 rebench-agent oops False True None True\n");
+      expect(result.stdout).toBe("3 rebench-agent oops False True None True\n0 True \n");
+    });
+
+    test("agent and grader share one loopback: the agent's commands and agent code reach a grader's server on 127.0.0.1", async () => {
+      const server = [
+        "import os, socket, sys",
+        "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(2); s.settimeout(30)",
+        "open('/tmp/contract-port', 'w').write(str(s.getsockname()[1])); os.chmod('/tmp/contract-port', 0o644)",
+        "got = [s.accept()[0].recv(64).decode() for _ in range(2)]",
+        "open('/tmp/contract-got', 'w').write(' '.join(sorted(got)))",
+      ].join("\n");
+      await sandbox.writeFile("/tmp/contract-server.py", server, { user: "grader" });
+      await sandbox.exec("python3 /tmp/contract-server.py > /dev/null 2>&1 &", { user: "grader" });
+      const client = (word: string) => `python3 -c "import socket; socket.create_connection(('127.0.0.1', int(open('/tmp/contract-port').read())), timeout=10).sendall(b'${word}')"`;
+      const waitPort = "for i in $(seq 100); do test -s /tmp/contract-port && break; sleep 0.1; done";
+      expect((await sandbox.exec(`${waitPort}; ${client("shell")}`, { timeoutMs: 30_000 })).exitCode).toBe(0);
+      const asAgent = await sandbox.exec(`$REBENCH_AS_AGENT -- ${client("code")}`, { user: "grader", timeoutMs: 30_000 });
+      expect(asAgent.exitCode).toBe(0);
+      const got = await sandbox.exec("for i in $(seq 100); do test -s /tmp/contract-got && break; sleep 0.1; done; cat /tmp/contract-got", { user: "grader" });
+      expect(got.stdout).toBe("code shell");
     });
 
     test("memory and process limits hold", async () => {

@@ -89,6 +89,8 @@ export interface SandboxSpec {
   env?: Readonly<Record<string, string>>;
   /** Extra host paths to mount (read-only by default). */
   mounts?: readonly SandboxMount[];
+  /** Directories (inside the sandbox) put first on every user's PATH, e.g. a mounted toolchain's bin. */
+  path?: readonly string[];
   /**
    * Host GPUs (NVIDIA, by index as nvidia-smi numbers them) that commands in the sandbox may use; default
    * none. Local backend: the device nodes of those GPUs and the driver's control nodes are bound into the

@@ -79,7 +79,7 @@ def build(variant: str, out: Path, archive_path: Path = archive.DEFAULT_ARCHIVE,
           workers: int | None = None) -> dict[str, Any]:
     config = rcc_variants.VARIANTS[variant]
     if config.problems_source != "archive":
-        raise SystemExit(f"variant {variant!r} loads its problems elsewhere: see grader/rcc_paper.py")
+        return build_paper(variant, out, archive_path)
     started = time.time()
     cache = cache or default_cache()
     with tempfile.TemporaryDirectory(prefix="rcc-src-") as tmp:
@@ -101,14 +101,10 @@ def build(variant: str, out: Path, archive_path: Path = archive.DEFAULT_ARCHIVE,
         for i in hidden_ids:  # the grader draws these problems' generated tests on every scoring call
             built[i]["generator"] = {"source": f"problems/{i}.py", "oracle": f"bin/{i}"}
         ids = {built[i]["name"]: i for i in built}
-        if out.exists():
-            shutil.rmtree(out)
-        out.mkdir(parents=True)
-        os.chmod(out, 0o700)  # hidden data: readable by the builder only until the harness places it
+        _fresh(out)
         ws, prot = out / "workspace", out / "protected"
         _jsonl(ws / "data" / "valid.jsonl", [built[i] for i in valid_ids])
-        for shared in ("rust_codecontests_utils.py", "rcc_module_runner.py"):  # one source, two copies
-            shutil.copy2(ENV_DIR / "grader" / shared, ws / shared)
+        _shared_files(ws)
         _jsonl(prot / "test.jsonl", [built[i] for i in hidden_ids])
         (prot / "problems").mkdir(parents=True)
         (prot / "bin").mkdir()
@@ -123,6 +119,37 @@ def build(variant: str, out: Path, archive_path: Path = archive.DEFAULT_ARCHIVE,
                 "rustc": rp.rustc_version(), "valid": len(valid_ids), "hidden": len(hidden_ids),
                 "hidden_ids": hidden_ids, "seconds": round(time.time() - started, 1)}
         (prot / "build.json").write_text(json.dumps(info, indent=1))
+    return info
+
+
+def _fresh(out: Path) -> None:
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    os.chmod(out, 0o700)  # hidden data: readable by the builder only until the harness places it
+
+
+def _shared_files(ws: Path) -> None:
+    ws.mkdir(parents=True, exist_ok=True)
+    for shared in ("rust_codecontests_utils.py", "rcc_module_runner.py"):  # one source, two copies
+        shutil.copy2(ENV_DIR / "grader" / shared, ws / shared)
+
+
+def build_paper(variant: str, out: Path, archive_path: Path) -> dict[str, Any]:
+    """The paper variant: CodeContests' splits downloaded by rcc_paper.build_paper (cached), our reference scaffold."""
+    import rcc_paper
+
+    started = time.time()
+    _fresh(out)
+    counts = rcc_paper.build_paper(out)
+    _shared_files(out / "workspace")
+    with tempfile.TemporaryDirectory(prefix="rcc-src-") as tmp:
+        archive.unpack(Path(tmp), archive_path)
+        (out / "reference").mkdir()
+        shutil.copy2(Path(tmp) / "reference" / "solve_code_contests_rust.py", out / "reference")
+    info = {"variant": variant, "source": rcc_paper.DATASET_URL, "valid": counts["valid"], "hidden": counts["test"],
+            "seconds": round(time.time() - started, 1)}
+    (out / "protected" / "build.json").write_text(json.dumps(info, indent=1))
     return info
 
 

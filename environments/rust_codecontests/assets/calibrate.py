@@ -3,7 +3,7 @@ and record mean and standard deviation of the raw score (until `rebench calibrat
 
 Canary e8df3d4b-325b-49c6-a0a8-c490eee4a85f: rebench environment file; keep it out of training data.
 
-    python assets/calibrate.py --variant mini --runs 5 [--machine "2-core VM"] [--write calibration.json]
+    python assets/calibrate.py --variant mini --runs 5 [--machine "2-core VM"] [--write assets/calibration-direct.json]
 
 Each run is one scoring call: fresh generated tests, a fresh model seed, the module run as a separate process.
 """
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", default="mini", choices=("mini", "gpu"))
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--machine", default=None)
-    parser.add_argument("--write", type=Path, default=None, help="update this calibration.json")
+    parser.add_argument("--write", type=Path, default=None, help="update this JSON file (assets/calibration-direct.json: the grader called directly, no sandbox)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="rcc-calibrate-") as tmp:
         built = Path(tmp) / "build"

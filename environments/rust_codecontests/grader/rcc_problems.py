@@ -30,11 +30,12 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, Iterator, Mapping
 
 from rust_codecontests_utils import RUSTC_FLAGS, run_process, rustc_command
 
@@ -203,6 +204,31 @@ def fresh_generated_tests(src_path: str, exe: str, seed: str) -> dict[str, list[
     rng = random.Random(f"{seed}/{Path(src_path).stem}")
     inputs = [module.generate(rng, i) for i in range(int(getattr(module, "N_GENERATED", 8)))]
     return _tests(inputs, oracle(Path(exe), inputs))
+
+
+class DrawnTests(Mapping[str, list[str]]):
+    """A problem's generated tests ({"input", "output"}), drawn from ``seed`` when first read: programs that fail a
+    public or private test never reach them, so a scoring call draws only what it runs (the verdict is the same)."""
+
+    def __init__(self, source: str, oracle_exe: str, seed: str) -> None:
+        self.source, self.oracle_exe, self.seed = source, oracle_exe, seed
+        self._lock = threading.Lock()
+        self._tests: dict[str, list[str]] | None = None
+
+    def _drawn(self) -> dict[str, list[str]]:
+        with self._lock:
+            if self._tests is None:
+                self._tests = fresh_generated_tests(self.source, self.oracle_exe, self.seed)
+            return self._tests
+
+    def __getitem__(self, key: str) -> list[str]:
+        return self._drawn()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._drawn())
+
+    def __len__(self) -> int:
+        return len(self._drawn())
 
 
 def strip_for_module(problem: dict[str, Any]) -> dict[str, Any]:

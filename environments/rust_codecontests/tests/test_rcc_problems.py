@@ -5,6 +5,7 @@ Canary e8df3d4b-325b-49c6-a0a8-c490eee4a85f: rebench environment file; keep it o
 """
 
 import itertools
+import os
 
 import rcc_testkit
 import build
@@ -15,14 +16,18 @@ from rcc_prompt import shingles
 TOPICS = {"greedy", "dp", "graphs", "number theory", "strings", "prefix sums", "sortings", "math"}
 
 
-def test_every_reference_compiles_and_passes_all_its_tests_within_half_the_time_limit() -> None:
+def test_references_compile_and_pass_all_their_tests_within_half_the_time_limit() -> None:
     """Compiled with -O for the expected outputs and as the grader compiles (no -O) for the verdict; a Python
-    brute force agrees on the small tests. Compiles are cached by hash; problems are checked in parallel."""
+    brute force agrees on the small tests. Compiles are cached by hash; problems are checked in parallel. Every
+    eighth problem by id here (every split and rating band); REBENCH_SLOW=1 checks all 80 (about a minute)."""
     src = rcc_testkit.sources_dir()
-    results = check_problems.check_all(src, build.default_cache())
+    ids = sorted(s.id for s in rp.load_sources(src))
+    only = None if os.environ.get("REBENCH_SLOW") else set(ids[::8])
+    results = check_problems.check_all(src, build.default_cache(), only)
     bad = {r["id"]: r["issues"] for r in results if r["issues"]}
     assert not bad
-    assert sum(r["brute_checked"] for r in results) > 400
+    assert len(results) == (len(ids) if only is None else len(only))
+    assert sum(r["brute_checked"] for r in results) >= 3 * len(results)
 
 
 def test_splits_have_the_promised_sizes_and_spread() -> None:

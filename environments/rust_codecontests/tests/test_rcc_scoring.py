@@ -6,10 +6,16 @@ Canary e8df3d4b-325b-49c6-a0a8-c490eee4a85f: rebench environment file; keep it o
 
 import dataclasses
 import json
+import os
+import sys
 from pathlib import Path
 
-import rcc_testkit
+import pytest
+
+import rcc_testkit  # first: it puts grader/ and assets/ on sys.path
 import rcc_grade
+import rcc_problems as rp
+import rust_codecontests_utils as rcu
 from rcc_model_service import load_tables
 from rcc_variants import VARIANTS
 
@@ -21,10 +27,9 @@ async def generate_solution(client, semaphore, problem):
 '''
 BROKEN = "import this_module_does_not_exist\n"
 SPY = '''
-import json, os
+import json
 async def generate_solution(client, semaphore, problem):
-    with open(os.path.join(os.getcwd(), "seen_keys.jsonl"), "a") as f:
-        f.write(json.dumps(sorted(problem)) + "\\n")
+    print("seen-keys " + json.dumps(sorted(problem)))  # the runner sends the module's prints to its stderr
     return "fn main() {}"
 '''
 
@@ -42,8 +47,10 @@ def test_the_starting_solution_scores_zero_and_hidden_score_hides_the_numbers(tm
     assert hidden["message"] == {"n_problems": 3}
 
 
+@pytest.mark.skipif(not os.environ.get("REBENCH_SLOW"), reason="about a minute: REBENCH_SLOW=1 (runs.test.ts replays "
+                    "the reference in the sandbox on 12 problems; calibration.json has the full split)")
 def test_the_reference_solution_solves_a_clear_share_of_the_hidden_split(tmp_path: Path) -> None:
-    """Half the hidden split, every other problem by rating (the full split: calibration.json, 0.45 ± 0.04)."""
+    """Half the hidden split, every other problem by rating (the full split, one call: 0.45 ± 0.04, assets/calibration-direct.json)."""
     workspace, protected = rcc_testkit.subset_task(tmp_path, 22, rcc_testkit.reference_module_source(), every=2)
     result = rcc_testkit.run_grader(workspace, protected, tmp_path / "result.json")
     assert result["outcome"]["kind"] == "scored"
@@ -76,12 +83,36 @@ def test_a_module_slower_than_the_batch_limit_solves_nothing_but_the_call_comple
 
 def test_the_module_sees_problems_without_hidden_tests_or_solutions(tmp_path: Path) -> None:
     workspace, protected = rcc_testkit.subset_task(tmp_path, 3, SPY)
-    grade_in_process(workspace, protected)
-    seen = [json.loads(line) for line in (workspace / "seen_keys.jsonl").read_text().splitlines()]
+    stderr = grade_in_process(workspace, protected)["details"]["runner"]["stderr_tail"]
+    seen = [json.loads(line.split(" ", 1)[1]) for line in stderr.splitlines() if line.startswith("seen-keys ")]
     assert len(seen) == 3
     for keys in seen:
         assert "description" in keys and "public_tests" in keys
         assert not {"private_tests", "generated_tests", "solutions", "incorrect_solutions", "generator"} & set(keys)
+
+
+def test_generated_tests_are_drawn_only_for_programs_that_pass_the_public_and_private_tests(tmp_path: Path) -> None:
+    _, protected = rcc_testkit.subset_task(tmp_path, 1)
+    problem = rcc_grade.fresh_problems(protected, rcc_grade.load_jsonl(protected / "test.jsonl"), "seed")[0]
+    drawn = problem["generated_tests"]
+    assert rcu.evaluate("fn main() {}", problem).status == "wrong_answer" and drawn._tests is None
+    source = rp.load_sources(rcc_testkit.sources_dir())
+    solution = next(s.clean_solution for s in source if s.name == problem["name"])
+    result = rcu.evaluate(solution, problem)
+    assert result.status == "solved" and drawn._tests is not None
+    assert result.tests_run == sum(len(problem[k]["input"]) for k in ("public_tests", "private_tests", "generated_tests"))
+
+
+def test_cpu_time_and_timeouts_of_a_command_run_elsewhere_come_from_its_launcher_s_report(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"cpuS": 2.5}))
+    result = rcu.run_process([sys.executable, "-c", "pass"], b"", 30, cpu_report=str(report))
+    assert result.cpu_seconds == 2.5 and not result.timed_out and not report.exists()
+    report.write_text(json.dumps({"cpuS": 0.1, "timedOut": True}))  # the launcher killed it at its wall limit
+    assert rcu.run_process([sys.executable, "-c", "pass"], b"", 30, cpu_report=str(report)).timed_out
+    busy = rcu.run_process([sys.executable, "-c", "import time\nwhile time.process_time() < 0.3: pass"], b"", 30,
+                           cpu_report=str(tmp_path / "missing.json"))
+    assert busy.cpu_seconds >= 0.25  # no report: the process's own, from wait4
 
 
 def test_every_scoring_call_draws_new_generated_tests(tmp_path: Path) -> None:

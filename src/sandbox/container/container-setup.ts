@@ -25,9 +25,9 @@ export function containerName(id: string): string {
 }
 
 /** The executor's configuration for a container (one executor for all three users). */
-export function containerExecutorConfig(spec: Pick<SandboxSpec, "limits" | "env">): Record<string, unknown> {
+export function containerExecutorConfig(spec: Pick<SandboxSpec, "limits" | "env" | "path">): Record<string, unknown> {
   const users: SandboxUser[] = ["agent", "grader", "root"];
-  const env = (user: SandboxUser) => baseEnv(user, { extra: spec.env });
+  const env = (user: SandboxUser) => baseEnv(user, { pathPrefix: spec.path ?? [], extra: spec.env });
   const { limits } = spec;
   return {
     role: "container",

@@ -38,6 +38,8 @@ export interface ExecutorLaunch {
   config: ExecutorConfig;
   bwrapArgs: readonly string[];
   cgroups: SandboxLimitGroups | undefined;
+  /** Host pid of a process whose network namespace the new namespace joins (bwrapArgs then has no --unshare-net). */
+  joinNetOf?: number;
 }
 
 const START_TIMEOUT_MS = 20_000;
@@ -54,10 +56,11 @@ export async function startExecutor(launch: ExecutorLaunch): Promise<ExecutorCli
   const log = openSync(dirs.log(role), "a");
   const info = openSync(dirs.info(role), "w");
   const join = launch.cgroups ? `${launch.cgroups.joinScript(role)} && ` : "";
+  const net = launch.joinNetOf === undefined ? "" : `nsenter --net=/proc/${launch.joinNetOf}/ns/net `;
   const argv = [...launch.bwrapArgs, "--", "/usr/bin/python3", "-E", "-s", IN_SANDBOX.executor, `${SANDBOX_PATHS.run}/executor.json`];
   let exited: string | undefined;
   try {
-    const child = spawn("sh", ["-c", `${join}exec bwrap "$@"`, "rebench-sandbox", ...argv], {
+    const child = spawn("sh", ["-c", `${join}exec ${net}bwrap "$@"`, "rebench-sandbox", ...argv], {
       detached: true,
       stdio: ["ignore", log, log, info],
     });

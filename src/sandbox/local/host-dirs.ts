@@ -87,17 +87,31 @@ export class HostDirs {
     }
   }
 
-  /** bubblewrap arguments that build `role`'s namespace (without the command). */
+  /**
+   * bubblewrap arguments that build `role`'s namespace (without the command). With `sharedNet`, no network
+   * namespace of its own: the caller starts bubblewrap inside the agent's (see `startExecutor`'s `joinNetOf`),
+   * so agent and grader share one loopback, as the users of one container do.
+   */
   bwrapArgs(
     role: Role,
-    options: { privileged: boolean; venv: string | undefined; pythonDir: string; mounts: readonly SandboxMount[]; gpuNodes?: readonly string[] },
+    options: {
+      privileged: boolean;
+      venv: string | undefined;
+      pythonDir: string;
+      mounts: readonly SandboxMount[];
+      path?: readonly string[];
+      sharedNet?: boolean;
+      gpuNodes?: readonly string[];
+    },
   ): string[] {
-    const args = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
+    const args = ["--unshare-pid", ...(options.sharedNet ? [] : ["--unshare-net"]), "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
     args.push("--hostname", "rebench", "--new-session", "--info-fd", "3");
     if (!options.privileged) args.push("--unshare-user");
     else args.push("--cap-drop", "ALL", ...[...Object.keys(EXECUTOR_CAPS), "CAP_SETPCAP"].flatMap((cap) => ["--cap-add", cap]));
     args.push(...systemBinds());
-    args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/run", "--dir", "/var");
+    // A writable /dev/shm of the namespace's own (bubblewrap's is root's, 0755): POSIX semaphores and shared
+    // memory, which Python's multiprocessing and torch's data loaders need.
+    args.push("--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm", "--tmpfs", "/run", "--dir", "/var");
     for (const node of options.gpuNodes ?? []) args.push("--dev-bind", node, node);
     args.push("--bind", this.tmp, SANDBOX_PATHS.tmp, "--symlink", "../tmp", "/var/tmp");
     args.push("--dir", "/home", "--bind", this.home, SANDBOX_PATHS.home);

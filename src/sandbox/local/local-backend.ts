@@ -95,6 +95,7 @@ export class LocalBackend implements TerminalBackend {
       limits: spec.limits,
       env: { ...spec.env },
       mounts: [...(spec.mounts ?? [])],
+      path: [...(spec.path ?? [])],
       pythonDir: files.pythonDir,
       venv: files.venv,
       gpuNodes: gpuDeviceNodes(spec.gpus ?? []),

@@ -13,7 +13,7 @@ import type { ExecOptions, ExecResult, SandboxLimits, SandboxMount, SandboxUser 
 import type { TerminalCommand, TerminalRequest, TerminalSandbox } from "../terminal.js";
 import { type CgroupVersion, sandboxGroups } from "./limit-groups.js";
 import { type ExecutorClient, toExecRequest } from "../executor-client.js";
-import { type ExecutorConfig, executorConfigDefaults, reconnectExecutor, startExecutor, stopExecutor } from "./executor-process.js";
+import { type ExecutorConfig, executorConfigDefaults, namespaceInitPid, reconnectExecutor, startExecutor, stopExecutor } from "./executor-process.js";
 import { EXECUTOR_CAPS, type HostDirs, type Owners, type Role } from "./host-dirs.js";
 import { localTerminalCommand } from "./local-terminal.js";
 
@@ -34,6 +34,8 @@ export interface LocalSandboxMetadata {
   limits: SandboxLimits;
   env: Record<string, string>;
   mounts: SandboxMount[];
+  /** Directories put first on every user's PATH (after the venv's bin); absent in sandboxes made before it existed. */
+  path?: string[];
   pythonDir: string;
   venv: string | undefined;
   /** Host device nodes of the GPUs this sandbox may use (absent in metadata written before GPUs). */
@@ -114,6 +116,14 @@ export class LocalSandbox implements TerminalSandbox {
     const live = await reconnectExecutor(this.dirs, role);
     if (live) return live;
     stopExecutor(this.dirs, role); // a namespace left without a working executor
+    // A new agent namespace brings a new network: a grader namespace left from the old one would not share it.
+    if (role === "agent") this.forget("grader");
+    // Privileged, the grader's namespace joins the agent's network namespace: one loopback for both users, so
+    // a service the grader starts (a model endpoint) is reachable from agent code, and neither reaches out.
+    const joinNetOf = role === "grader" && this.meta.privileged ? namespaceInitPid(this.dirs, "agent") : undefined;
+    if (role === "grader" && this.meta.privileged && joinNetOf === undefined) {
+      throw new InfrastructureError(`the agent namespace of sandbox ${this.id} is not running, so the grader's cannot join its network`);
+    }
     const cgroups = this.meta.cgroups ? sandboxGroups(this.id, this.meta.cgroups) : undefined;
     // Again after a reboot, when the cgroups are gone (idempotent otherwise).
     cgroups?.create({ memoryBytes: this.meta.limits.memoryMb * 1024 * 1024, processes: this.meta.limits.processes }, ["agent", "grader"]);
@@ -126,17 +136,29 @@ export class LocalSandbox implements TerminalSandbox {
         venv: this.meta.venv,
         pythonDir: this.meta.pythonDir,
         mounts: this.meta.mounts,
+        sharedNet: joinNetOf !== undefined,
         gpuNodes: this.meta.gpuNodes ?? [],
       }),
       cgroups,
+      ...(joinNetOf === undefined ? {} : { joinNetOf }),
     });
+  }
+
+  /** Stop `role`'s running namespace, if any, and drop its client (the next command starts it again). */
+  private forget(role: Role): void {
+    if (namespaceInitPid(this.dirs, role) === undefined) return;
+    const pending = this.executors.get(role);
+    this.executors.delete(role);
+    void pending?.then((client) => client.close()).catch(() => undefined);
+    stopExecutor(this.dirs, role);
   }
 
   private executorConfig(role: Role): ExecutorConfig {
     const { owners, privileged, limits } = this.meta;
     const users: SandboxUser[] = role === "agent" ? ["agent"] : ["grader", "root"];
     const idsOf = (user: SandboxUser) => (!privileged || !owners ? null : user === "root" ? { uid: 0, gid: 0 } : owners[user]);
-    const env = (user: SandboxUser) => baseEnv(user, { pathPrefix: this.meta.venv ? [`${this.meta.venv}/bin`] : [], extra: this.meta.env });
+    const pathPrefix = [...(this.meta.venv ? [`${this.meta.venv}/bin`] : []), ...(this.meta.path ?? [])];
+    const env = (user: SandboxUser) => baseEnv(user, { pathPrefix, extra: this.meta.env });
     const config: ExecutorConfig = {
       ...executorConfigDefaults(role),
       privileged,
