@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { CgroupLimits, SandboxLimitGroups } from "./cgroup.js";
+import { type CgroupLimits, killMembers, type SandboxLimitGroups } from "./cgroup.js";
 
 const ROOT = "/sys/fs/cgroup";
 const NEEDED = ["memory", "pids"];
@@ -65,20 +65,8 @@ export class SandboxCgroupsV2 implements SandboxLimitGroups {
   }
 
   async destroy(): Promise<void> {
-    for (let round = 0; round < 50; round++) {
-      const members = this.members();
-      if (members.length === 0) break;
-      const kill = path.join(this.dir(), "cgroup.kill"); // Linux 5.14+: the kernel kills the whole subtree
-      if (existsSync(kill)) writeFileSync(kill, "1");
-      for (const pid of members) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // gone
-        }
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const kill = path.join(this.dir(), "cgroup.kill"); // Linux 5.14+: the kernel kills the whole subtree
+    await killMembers(() => this.members(), () => existsSync(kill) && writeFileSync(kill, "1"));
     for (const dir of [...this.roleDirs(), this.dir()]) {
       try {
         rmdirSync(dir);

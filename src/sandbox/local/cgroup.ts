@@ -50,6 +50,26 @@ export function cgroupsV1Available(): boolean {
   return true;
 }
 
+/**
+ * SIGKILL every process `members` lists, again while processes fork, for up to a second; `beforeRound`
+ * may ask the kernel to do it first (cgroup v2's `cgroup.kill`).
+ */
+export async function killMembers(members: () => number[], beforeRound?: () => void): Promise<void> {
+  for (let round = 0; round < 50; round++) {
+    const pids = members();
+    if (pids.length === 0) return;
+    beforeRound?.();
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** The cgroup directories of one sandbox. All methods are idempotent. */
 export class SandboxCgroups implements SandboxLimitGroups {
   constructor(readonly id: string) {}
@@ -99,18 +119,7 @@ export class SandboxCgroups implements SandboxLimitGroups {
 
   /** SIGKILL everything in the sandbox's cgroups (repeating while processes fork), then remove them. */
   async destroy(): Promise<void> {
-    for (let round = 0; round < 50; round++) {
-      const members = this.members();
-      if (members.length === 0) break;
-      for (const pid of members) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // gone
-        }
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await killMembers(() => this.members());
     for (const controller of controllers()) {
       for (const dir of [...this.roleDirs(controller), this.dir(controller)]) {
         try {
