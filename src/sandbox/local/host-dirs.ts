@@ -152,17 +152,26 @@ export const EXECUTOR_CAPS: Readonly<Record<string, number>> = {
   CAP_SETUID: 7,
 };
 
-/** Directories above a mount point, traversable by everyone (bubblewrap would create them 0700). */
+/**
+ * Directories above a mount point, traversable by everyone (bubblewrap would create them 0700, and a
+ * venv or asset under /tmp, /home or /run would be out of the grader's and agent's reach). Under the
+ * read-only system binds (/usr, /etc, ...) they exist already.
+ */
 function parents(target: string): string[] {
+  if (READONLY_TOPS.has(target.split("/")[1]!)) return [];
   const args: string[] = [];
-  for (let dir = path.dirname(target); dir !== "/" && !SYSTEM_TOPS.has(dir.split("/")[1]!); dir = path.dirname(dir)) {
+  for (let dir = path.dirname(target); path.dirname(dir) !== "/" && dir !== "/"; dir = path.dirname(dir)) {
     args.unshift("--perms", "0755", "--dir", dir);
   }
+  const top = `/${target.split("/")[1]}`;
+  if (top !== target && !SYSTEM_TOPS.has(top.slice(1))) args.unshift("--perms", "0755", "--dir", top);
   return args;
 }
 
+/** Top-level directories bound read-only from the host: what lies below them exists already. */
+const READONLY_TOPS = new Set(["usr", "etc", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "proc", "dev"]);
 /** Top-level directories the namespace already has (system binds, /home, /tmp, /run...). */
-const SYSTEM_TOPS = new Set(["usr", "etc", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "proc", "dev", "tmp", "var", "home", "run"]);
+const SYSTEM_TOPS = new Set([...READONLY_TOPS, "tmp", "var", "home", "run"]);
 
 /** The host's system directories, read-only; /bin, /lib... as the host has them (symlinks on merged /usr). */
 function systemBinds(): string[] {

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
@@ -103,6 +103,25 @@ setInterval(() => {}, 1000);
       expect((await sandbox.exec(probe)).stdout).toBe("1\n4.0\n");
       expect((await none.exec(probe)).stdout).toBe("0\n0\n");
       await none.destroy();
+    } finally {
+      await sandbox.destroy();
+    }
+  });
+
+  test.skipIf(skip !== undefined)("mounts below /tmp and /home (a venv in a clone there) are reachable by the agent and the grader", async () => {
+    const source = tempDir();
+    chmodSync(source, 0o755); // as a venv is
+    writeFileSync(path.join(source, "marker"), "here", { mode: 0o644 });
+    const mounts = [
+      { source, target: "/tmp/clone/deep/.venv" },
+      { source, target: "/home/someone/rebench/.venv" },
+    ];
+    const sandbox = await backend.create({ id: `mounts${process.pid}`, limits: { memoryMb: 256, processes: 64 }, mounts });
+    try {
+      for (const user of ["agent", "grader"] as const) {
+        const read = await sandbox.exec("cat /tmp/clone/deep/.venv/marker /home/someone/rebench/.venv/marker", { user });
+        expect(read.stdout, `${user}: ${read.stderr}`).toBe("herehere");
+      }
     } finally {
       await sandbox.destroy();
     }
