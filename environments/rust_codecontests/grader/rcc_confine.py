@@ -27,8 +27,18 @@ def confine_argv(workspace: str, writable: str | None = None, cwd: str | None = 
     scratch = ["--bind", writable, writable] if writable else []
     return ["bwrap", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--die-with-parent",
             "--ro-bind", "/", "/", "--tmpfs", "/tmp", *scratch,
-            "--tmpfs", "/home", "--ro-bind", workspace, workspace, "--tmpfs", "/run",
+            "--tmpfs", "/home", "--ro-bind", workspace, workspace, "--tmpfs", "/run", *python_binds(),
             "--perms", "1777", "--tmpfs", "/dev/shm", "--chdir", cwd or workspace, "--"]
+
+
+def python_binds() -> list[str]:
+    """The Python installation again, read-only, where it lies under a directory made empty above (a checkout's
+    venv under /tmp or /home): the module runs with this interpreter."""
+    import sys
+
+    hidden = ("/tmp/", "/home/", "/run/")
+    keep = sorted({p for p in (sys.prefix, sys.base_prefix) if p.startswith(hidden) and os.path.isdir(p)})
+    return [arg for p in keep for arg in ("--ro-bind", p, p)]
 
 
 def unconfinable(as_agent: Sequence[str], workspace: str, scratch: str) -> str | None:
