@@ -13,10 +13,16 @@ describe("the compiled CLI", () => {
     expect(listed.length).toBe(7);
     const kernel = listed.find((f) => f.name === "optimize_kernel")!;
     expect(kernel.variants.gpu!.normalization).toMatchObject({ source: "calibration" }); // environments/optimize_kernel/calibration.json
-    const shown = execFileSync(process.execPath, ["bin/rebench.js", "environments", "show", "fix_embedding", "--variant", "mini"], {
-      cwd: REPO_ROOT,
-      encoding: "utf8",
-    });
-    expect(shown).toMatch(/available:\s+yes/);
+    // `show` renders each available variant's instructions, which some environments read from their folder.
+    for (const family of listed) {
+      for (const [variant, definition] of Object.entries(family.variants)) {
+        if (!definition.available) continue;
+        const shown = execFileSync(process.execPath, ["bin/rebench.js", "environments", "show", family.name, "--variant", variant], {
+          cwd: REPO_ROOT,
+          encoding: "utf8",
+        });
+        expect(shown, `${family.name}/${variant}`).toMatch(/available:\s+yes[\s\S]*Instructions:\n\S/);
+      }
+    }
   });
 });

@@ -6,11 +6,11 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { TaskId } from "../../src/core/index.js";
 import type { RccVariant } from "./prepare.js";
+import { sourceDir } from "../../src/environments/source-dir.js";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
+const HERE = sourceDir(import.meta.url); // environments/rust_codecontests also when run from dist/
 
 /** Per variant, as grader/rcc_variants.py sets them (a test checks the two agree). */
 export const VARIANT_NUMBERS: Record<RccVariant, { hidden: number; agentBudgetUsd: number; scoringBudgetUsd: number | null }> = {

@@ -12,13 +12,13 @@ import { createHash } from "node:crypto";
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { VariantPreparation } from "../../src/environments/contract.js";
+import { sourceDir } from "../../src/environments/source-dir.js";
 
 export type RccVariant = "mini" | "gpu" | "paper";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
+const HERE = sourceDir(import.meta.url); // environments/rust_codecontests also when run from dist/
 /** Where the toolchain appears inside the sandbox. */
 export const SANDBOX_RUST = "/opt/rust";
 /** What the build reads: a change to any of these makes a new build. */
