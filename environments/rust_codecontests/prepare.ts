@@ -10,10 +10,11 @@
 import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { VariantPreparation } from "../../src/environments/contract.js";
+import { rebenchHome } from "../../src/assets/home.js";
+import { pythonExecutable } from "../../src/assets/python.js";
 import { sourceDir } from "../../src/environments/source-dir.js";
 
 export type RccVariant = "mini" | "gpu" | "paper";
@@ -24,17 +25,17 @@ export const SANDBOX_RUST = "/opt/rust";
 /** What the build reads: a change to any of these makes a new build. */
 const BUILD_INPUTS = ["sources.enc", "assets", "grader"];
 
-function rebenchHome(): string {
-  return process.env.REBENCH_HOME || path.join(os.homedir(), ".rebench");
-}
-
 function cacheRoot(): string {
   return path.join(rebenchHome(), "cache", "rust_codecontests");
 }
 
+/** The checkout's Python (`$REBENCH_PYTHON` or `.venv`), else the system's python3. */
 function python(): string {
-  const venv = path.resolve(HERE, "..", "..", ".venv", "bin", "python");
-  return existsSync(venv) ? venv : "python3";
+  try {
+    return pythonExecutable();
+  } catch {
+    return "python3";
+  }
 }
 
 /** The host's rustc sysroot (rustup's toolchain folder, or /usr), from `rustc --print sysroot`. */

@@ -8,6 +8,7 @@ export * from "./calibration.js";
 export * from "./errors.js";
 export * from "./events.js";
 export * from "./exploit.js";
+export * from "./home.js";
 export * from "./ids.js";
 export * from "./machine.js";
 export * from "./manifest.js";

@@ -6,8 +6,7 @@
  * and as-agent broker as the local backend, so both pass the same contract.
  */
 import path from "node:path";
-import os from "node:os";
-import { ConflictError, InvalidInputError, UnavailableError } from "../../core/index.js";
+import { ConflictError, InvalidInputError, rebenchHome, UnavailableError } from "../../core/index.js";
 import { SANDBOX_ID } from "../layout.js";
 import { probeBackend } from "../probe.js";
 import type { BackendCheck, Sandbox, SandboxSpec } from "../sandbox.js";
@@ -40,7 +39,7 @@ export class ContainerBackend implements TerminalBackend {
     let service: PodmanService | undefined;
     try {
       if (!this.api && !(this.api = await findEngine()) && this.options.startPodmanForCheck) {
-        const socket = path.join(process.env.REBENCH_HOME ?? path.join(os.homedir(), ".rebench"), "podman", `doctor-${process.pid}.sock`);
+        const socket = path.join(rebenchHome(), "podman", `doctor-${process.pid}.sock`);
         try {
           service = await startPodmanService(socket);
           this.api = service.api;

@@ -5,14 +5,14 @@
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { rebenchHome } from "../../core/index.js";
 import { commandWorks } from "../which.js";
 import { DockerApi } from "./docker-api.js";
 
 /** Sockets tried in order: $REBENCH_CONTAINER_SOCKET, $DOCKER_HOST (unix://), Docker's, podman's, rebench's own. */
 export function candidateSockets(): string[] {
-  const home = process.env.REBENCH_HOME ?? path.join(os.homedir(), ".rebench");
+  const home = rebenchHome();
   const fromDockerHost = process.env.DOCKER_HOST?.startsWith("unix://") ? [process.env.DOCKER_HOST.slice("unix://".length)] : [];
   return [
     ...(process.env.REBENCH_CONTAINER_SOCKET ? [process.env.REBENCH_CONTAINER_SOCKET] : []),

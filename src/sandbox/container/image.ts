@@ -6,9 +6,8 @@
  */
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, readFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { UnavailableError } from "../../core/index.js";
+import { rebenchHome, UnavailableError } from "../../core/index.js";
 import { runtimeFiles } from "../layout.js";
 import { type DockerApi, EngineError } from "./docker-api.js";
 
@@ -18,8 +17,7 @@ export const IMAGE_REPOSITORY = "localhost/rebench-sandbox";
 export function sandboxImage(): { tag: string; reference: string; tarball: string; script: string } {
   const script = path.join(runtimeFiles().repoRoot, "scripts", "build-sandbox-image");
   const tag = createHash("sha256").update(readFileSync(script)).digest("hex").slice(0, 12);
-  const home = process.env.REBENCH_HOME ?? path.join(os.homedir(), ".rebench");
-  return { tag, reference: `${IMAGE_REPOSITORY}:${tag}`, tarball: path.join(home, "images", `rebench-sandbox-${tag}.tar`), script };
+  return { tag, reference: `${IMAGE_REPOSITORY}:${tag}`, tarball: path.join(rebenchHome(), "images", `rebench-sandbox-${tag}.tar`), script };
 }
 
 /** Make sure the engine has the image; import the cached tarball if it does not. Returns the reference. */

@@ -6,9 +6,8 @@
  * limits fall back to rlimits (check() says exactly what is lost).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { ConflictError, InvalidInputError } from "../../core/index.js";
+import { ConflictError, InvalidInputError, rebenchHome } from "../../core/index.js";
 import { gpuDeviceNodes } from "../gpu-devices.js";
 import { runtimeFiles, SANDBOX_ID, SANDBOX_USER_NAMES } from "../layout.js";
 import { probeBackend } from "../probe.js";
@@ -34,8 +33,7 @@ export class LocalBackend implements TerminalBackend {
   private readonly unprivileged: boolean;
 
   constructor(options: LocalBackendOptions = {}) {
-    const home = process.env.REBENCH_HOME ?? path.join(os.homedir(), ".rebench");
-    this.root = options.root ?? path.join(home, "sandboxes");
+    this.root = options.root ?? path.join(rebenchHome(), "sandboxes");
     this.unprivileged = options.unprivileged ?? false;
   }
 
