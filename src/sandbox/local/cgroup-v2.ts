@@ -16,11 +16,16 @@ const NEEDED = ["memory", "pids"];
 export function cgroupsV2Available(): boolean {
   if (process.getuid?.() !== 0) return false;
   try {
-    const controllers = readFileSync(path.join(ROOT, "cgroup.controllers"), "utf8").split(/\s+/);
+    const controllers = rootControllers();
     return NEEDED.every((c) => controllers.includes(c));
   } catch {
     return false;
   }
+}
+
+/** The controllers the unified hierarchy offers (throws where it is not mounted). */
+function rootControllers(): string[] {
+  return readFileSync(path.join(ROOT, "cgroup.controllers"), "utf8").split(/\s+/);
 }
 
 export class SandboxCgroupsV2 implements SandboxLimitGroups {
@@ -31,7 +36,8 @@ export class SandboxCgroupsV2 implements SandboxLimitGroups {
   }
 
   create(limits: CgroupLimits, roles: readonly string[]): void {
-    const wanted = ["cpu", ...NEEDED].filter((c) => readFileSync(path.join(ROOT, "cgroup.controllers"), "utf8").split(/\s+/).includes(c));
+    const offered = rootControllers();
+    const wanted = ["cpu", ...NEEDED].filter((c) => offered.includes(c));
     const enable = wanted.map((c) => `+${c}`).join(" ");
     mkdirSync(this.dir(), { recursive: true });
     // Controllers reach a group only when every ancestor enables them for its children.

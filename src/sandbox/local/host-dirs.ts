@@ -158,13 +158,13 @@ export const EXECUTOR_CAPS: Readonly<Record<string, number>> = {
  * read-only system binds (/usr, /etc, ...) they exist already.
  */
 function parents(target: string): string[] {
-  if (READONLY_TOPS.has(target.split("/")[1]!)) return [];
+  const top = target.split("/")[1]!;
+  if (READONLY_TOPS.has(top)) return [];
+  const stop = SYSTEM_TOPS.has(top) ? `/${top}` : "/"; // the namespace has those already
   const args: string[] = [];
-  for (let dir = path.dirname(target); path.dirname(dir) !== "/" && dir !== "/"; dir = path.dirname(dir)) {
+  for (let dir = path.dirname(target); dir !== stop && dir !== "/"; dir = path.dirname(dir)) {
     args.unshift("--perms", "0755", "--dir", dir);
   }
-  const top = `/${target.split("/")[1]}`;
-  if (top !== target && !SYSTEM_TOPS.has(top.slice(1))) args.unshift("--perms", "0755", "--dir", top);
   return args;
 }
 
