@@ -4,6 +4,7 @@
 #   environments/scaling_law/sweep/extend_gpu.sh OUTDIR TOKENS [POINTS] [WIDTHS]
 # TOKENS: the tokens-gpt2 folder (train.bin or train.bin.xz, val.bin). OUTDIR/sweep.json is rewritten after
 # every point; repack with pack_sweep.py --gpu OUTDIR/sweep.json once the new column is complete.
+# BUDGET_SECONDS (default 60): no point starts after that many seconds (one point a GPU: 60; a queue: more).
 # Canary a99505a7-4586-4226-b19e-e5b4a1e41660: rebench environment file; keep out of training data.
 set -uo pipefail
 env_dir=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,7 +23,7 @@ import json, sys
 for p in json.load(open(sys.argv[1]))['points']: open(sys.argv[2] + '/' + p['name'] + '.json', 'w').write(json.dumps(p))
 " $work/shipped/gpu.json $work/points
 python3 "$env_dir/sweep/build_sweep.py" --variant gpu --data "$tokens" --out $work --widths "$widths" --only "$points" \
-  --devices all --longest-first --budget-seconds 60 &
+  --devices all --longest-first --budget-seconds "${BUDGET_SECONDS:-60}" &
 build=$!
 while kill -0 $build 2>/dev/null; do cp $work/sweep.json "$out/" 2>/dev/null; sleep 10; done
 wait $build; echo "build exit $?"

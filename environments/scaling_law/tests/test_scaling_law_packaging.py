@@ -24,23 +24,28 @@ def archived(name: str) -> dict:
         return json.loads(z.read(name, pwd=gt.SWEEP_PASSWORD.encode()))
 
 
-def test_the_archive_is_encrypted_and_holds_the_mini_and_paper_sweeps():
+def test_the_archive_is_encrypted_and_holds_the_mini_gpu_and_paper_sweeps():
     with zipfile.ZipFile(gt.SWEEP_ARCHIVE) as z:
-        assert {"mini.json", "paper.json"} <= set(z.namelist())
+        assert {"mini.json", "gpu.json", "paper.json"} <= set(z.namelist())
         with pytest.raises(RuntimeError):  # no password, no data
             z.read("mini.json")
-    mini = gt.load_sweep("mini")
-    assert mini.fractions == (1 / 16, 1 / 4, 1.0) and len(mini.widths) >= 5
-    row = mini.losses[-1]
+
+
+@pytest.mark.parametrize("variant", ["mini", "gpu"])
+def test_the_optimum_of_the_target_row_lies_inside_the_sweep(variant):
+    sweep = gt.load_sweep(variant)
+    assert sweep.fractions == (1 / 16, 1 / 4, 1.0) and len(sweep.widths) >= 5
+    row = sweep.losses[-1]
     best = row.index(min(row))
-    assert 0 < best < len(row) - 1, "the optimum of the target row must lie inside the sweep's widths"
+    assert 0 < best < len(row) - 1, f"the optimum of the {variant} target row must lie inside the sweep's widths"
 
 
-def test_the_mini_sweep_was_built_by_the_training_code_of_this_checkout():
+@pytest.mark.parametrize("variant", ["mini", "gpu"])
+def test_the_sweep_was_built_by_the_training_code_of_this_checkout(variant):
     build_sweep = load_module(ENV / "sweep" / "build_sweep.py", "scaling_law_build_sweep")
-    recorded = archived("mini.json")["code"]
+    recorded = archived(f"{variant}.json")["code"]
     assert recorded == build_sweep.code_hashes(), (
-        "the training code changed since the mini sweep was built: rebuild it (sweep/build_sweep.py) or, if the "
+        f"the training code changed since the {variant} sweep was built: rebuild it (sweep/build_sweep.py) or, if the "
         "change cannot affect training, re-pack it with the new hashes"
     )
 
