@@ -1,18 +1,8 @@
 #!/usr/bin/env bash
 # rebench itself on a GPU machine without Node (made by scripts/device/bundle): doctor, a sandbox given GPU 0 and
 # one given none, then rebench calibrate optimize_kernel --variant gpu --runs 3 --write. Results under $OUT.
-set -u
-exec > >(tee "$OUT/e2e.log") 2>&1
-t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
-mkdir -p /tmp/b && tar -xJf .gpu/main/bundle.tar.xz -C /tmp/b && el unpacked
-rm -rf dist && tar -xf .gpu/main/dist.tar && ln -sfn /tmp/b/node_modules node_modules
-export PATH=/tmp/b/pkg/bin:$PATH
-command -v bwrap; bwrap --version || { el "bwrap needs libs"; export LD_LIBRARY_PATH=/tmp/b/pkg/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; bwrap --version; }
-PY=$(command -v python3); echo "python3: $PY $(readlink -f $PY)"; ls /usr/bin/python3
-VENV=$(dirname "$(dirname "$PY")"); [ -f "$VENV/pyvenv.cfg" ] && ln -sfn "$VENV" .venv && echo "venv $VENV: $(cat $VENV/pyvenv.cfg | head -3)"
-ls -la /dev/nvidia* ; nvidia-smi -L; uname -r; cat /proc/1/comm
-scripts/setup-users
-export REBENCH_HOME=/tmp/rh
+DEVICE_LOG=e2e source "$(dirname "$0")/setup.sh"
+ls -la /dev/nvidia*; uname -r; cat /proc/1/comm
 el doctor; timeout 60 node bin/rebench.js doctor --json > "$OUT/doctor.json"; cat "$OUT/doctor.json" | head -60; cat /proc/self/cgroup; cat /sys/fs/cgroup/cgroup.controllers /sys/fs/cgroup/cgroup.subtree_control
 el probe-in-sandbox
 timeout 150 node --input-type=module -e "

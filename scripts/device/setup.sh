@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Sourced by the other scripts/device/*.sh on a GPU machine without Node: unpack what scripts/device/bundle
+# made (.gpu/main/bundle.tar.xz, dist.tar), put node and bwrap on PATH, use the machine's Python (the one
+# with torch) as .venv, create the sandbox users, and set REBENCH_HOME=/tmp/rh. Defines `el` (a log line
+# with the seconds since the start). Logs go to $OUT/<name>.log.
+set -u
+exec > >(tee "$OUT/${DEVICE_LOG:-device}.log") 2>&1
+t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+mkdir -p /tmp/b && tar -xJf .gpu/main/bundle.tar.xz -C /tmp/b && el unpacked
+rm -rf dist && tar -xf .gpu/main/dist.tar && ln -sfn /tmp/b/node_modules node_modules
+export PATH=/tmp/b/pkg/bin:$PATH
+bwrap --version >/dev/null 2>&1 || export LD_LIBRARY_PATH=/tmp/b/pkg/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+bwrap --version
+PY=$(command -v python3); VENV=$(dirname "$(dirname "$PY")")
+[ -f "$VENV/pyvenv.cfg" ] && ln -sfn "$VENV" .venv && echo "python: $VENV"
+nvidia-smi -L
+scripts/setup-users
+export REBENCH_HOME=/tmp/rh
+mkdir -p "$REBENCH_HOME/assets"
