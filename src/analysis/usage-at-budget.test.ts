@@ -22,6 +22,13 @@ describe("usageAtBudget()", () => {
     expect(usageAtBudget(runs, 1, ["optimize_kernel", "fix_embedding"]).scoreCallsPerHour).toBeCloseTo(45 / 1.25, 12);
   });
 
+  test("a rate over less than a minute of working time is unknown, not millions an hour", () => {
+    const instant = [makeRun("s", "optimize_kernel", 1800, 0, { workingSeconds: 0.001, scoreCalls: 1 })];
+    expect(usageAtBudget(instant, 1, ["optimize_kernel"]).scoreCallsPerHour).toBeNull();
+    const minute = [makeRun("s", "optimize_kernel", 1800, 0, { workingSeconds: 60, scoreCalls: 1 })];
+    expect(usageAtBudget(minute, 1, ["optimize_kernel"]).scoreCallsPerHour).toBe(60);
+  });
+
   test("unknown usage stays unknown rather than zero", () => {
     const bare = [makeRun("h", "optimize_kernel", 28800, 0.5, { workingSeconds: 28800 })];
     expect(usageAtBudget(bare, 1, ["optimize_kernel"])).toEqual({ tokens: null, dollars: null, hours: 8, scoreCallsPerHour: null, runs: 1 });

@@ -7,6 +7,12 @@
  */
 import type { AnalysisRun } from "./analysis-run.js";
 
+/**
+ * Below this much pooled working time a rate per hour is noise, not a measurement (a replayed starting
+ * solution scores once in a few milliseconds: 3,600,000 calls an hour), so it is left unknown.
+ */
+export const MIN_RATE_SECONDS = 60;
+
 export interface UsageAtBudget {
   /** Expected tokens per environment for k runs; null when no run records tokens. */
   tokens: number | null;
@@ -14,7 +20,7 @@ export interface UsageAtBudget {
   dollars: number | null;
   /** Expected working hours per environment for k runs; null when no run records working time. */
   hours: number | null;
-  /** Score calls per working hour over the runs that record both; null when none does. */
+  /** Score calls per working hour over the runs that record both; null when none does or they worked under MIN_RATE_SECONDS in all. */
   scoreCallsPerHour: number | null;
   /** Runs the numbers are drawn from. */
   runs: number;
@@ -46,7 +52,7 @@ export function usageAtBudget(runs: readonly AnalysisRun[], k: number, environme
     tokens: perEnvironment((r) => r.usage.tokens),
     dollars: perEnvironment((r) => r.usage.dollars),
     hours: workingSeconds === null ? null : workingSeconds / 3600,
-    scoreCallsPerHour: seconds > 0 ? calls / (seconds / 3600) : null,
+    scoreCallsPerHour: seconds >= MIN_RATE_SECONDS ? calls / (seconds / 3600) : null,
     runs: used.length,
   };
 }

@@ -56,7 +56,7 @@ export function reportTables(report: Report): ReportTable[] {
       }),
       note:
         "Per environment for the chosen allocation: k times the mean use of one run, averaged over the covered environments. " +
-        "Score calls per hour: protected scoring calls per working hour (unknown for METR's records).",
+        "Score calls per hour: protected scoring calls per working hour (unknown for METR's records, and under a minute of working time).",
     },
     {
       title: "Score by environment (best allocation)",
