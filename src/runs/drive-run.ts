@@ -15,7 +15,7 @@ import { type Clock, systemClock } from "./clock.js";
 import { claimRun } from "./ownership.js";
 import { bookDowntime, recoverRun } from "./recover-run.js";
 import { runEnvironment } from "./run-environment.js";
-import { destroyRunSandbox, type RunGpuOptions } from "./run-gpus.js";
+import { destroyRunSandbox, readoptRunGpus, type RunGpuOptions } from "./run-gpus.js";
 import { RunLog } from "./run-log.js";
 import { RunSession, type RunSessionOptions } from "./run-session.js";
 import { backendNameOf, sandboxBackend } from "./sandbox-backends.js";
@@ -53,6 +53,7 @@ export async function driveRun(runId: string, options: DriveOptions): Promise<Ru
       const recovered = await recoverRun(log, env, backend);
       if (recovered.kind === "ended") return log.summary;
       sandbox = recovered.sandbox;
+      await readoptRunGpus(log);
     }
     const agent = registered ?? (await options.makeAgent!(sandbox));
     const session = new RunSession(log, { sandbox, env }, options);

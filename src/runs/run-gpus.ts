@@ -2,13 +2,13 @@
  * @module
  * Which host GPUs a run's sandbox gets: a host-wide lease (src/sandbox/gpu-leases.ts) on the lowest free
  * ones, waiting while every GPU is leased to other runs, released when the run's sandbox is destroyed.
- * Leases live in `$REBENCH_HOME/gpu-leases`, shared by every rebench process of this home.
- * A run driven by an orchestrator holds its lease through that process (a crash frees it: the pid is gone);
- * a run started by `rebench start` outlives its process, so its lease lives as long as its sandbox does
- * and `rebench score --submit` (another process) releases it by run id.
+ * Leases live in `$REBENCH_HOME/gpu-leases`, shared by every rebench process of this home. A run driven by
+ * an orchestrator holds its lease through that process (a crash frees it: the pid is gone; the run resumed
+ * later leases its sandbox's GPUs again); a run started by `rebench start` outlives its process, so its
+ * lease lives as long as its sandbox does and `rebench score --submit` (another process) releases it.
  */
 import type { Sandbox } from "../sandbox/sandbox.js";
-import { acquireGpus, type GpuLease, type GpuLeaseRecord, type HeldGpu, pidAlive, releaseRunGpus } from "../sandbox/gpu-leases.js";
+import { acquireGpus, adoptRunGpus, type GpuLease, type GpuLeaseRecord, type HeldGpu, pidAlive, releaseRunGpus } from "../sandbox/gpu-leases.js";
 import { machineGpus } from "./resource-check.js";
 import type { RunLog } from "./run-log.js";
 import { sandboxBackend } from "./sandbox-backends.js";
@@ -55,6 +55,22 @@ export function noteLeasedGpus(log: RunLog): (gpus: readonly number[]) => Promis
   return async (gpus) => {
     await log.append({ type: "note", message: `host GPU${gpus.length === 1 ? "" : "s"} ${gpus.join(", ")} leased to this run`, data: { gpus } });
   };
+}
+
+/**
+ * A run continuing after its orchestrator died keeps the GPUs its sandbox was given (its latest `data.gpus`
+ * note): lease them to this process again, and note any that another run took meanwhile (now shared).
+ */
+export async function readoptRunGpus(log: RunLog): Promise<void> {
+  let gpus: readonly number[] = [];
+  for (const { event } of await log.store.events(log.id, { types: ["note"] })) {
+    const data = event.type === "note" ? (event.data as { gpus?: unknown } | undefined) : undefined;
+    if (Array.isArray(data?.gpus) && data.gpus.every((g) => Number.isInteger(g))) gpus = data.gpus as number[];
+  }
+  const clashes = await adoptRunGpus(log.id, gpus, { isLive: leaseHolderAlive });
+  for (const { gpu, lease } of clashes) {
+    await log.append({ type: "note", message: `host GPU ${gpu} of this run's sandbox was leased to run ${lease.runId} while the run was down: the two share it` });
+  }
 }
 
 /** A lease holds while its process lives, or, for a `rebench start` run, while the run's sandbox exists. */

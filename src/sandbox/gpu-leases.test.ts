@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { InvalidInputError } from "../core/index.js";
 import { tempDir } from "../../test/helpers/tmp.js";
-import { acquireGpus, type HeldGpu, releaseRunGpus } from "./gpu-leases.js";
+import { acquireGpus, adoptRunGpus, type HeldGpu, releaseRunGpus } from "./gpu-leases.js";
 
 const root = tempDir("rebench-gpu-leases-");
 let n = 0;
@@ -175,5 +175,23 @@ describe("releaseRunGpus()", () => {
     await next.release();
     await other.release();
     expect(await releaseRunGpus("nobody", path.join(root, "missing"))).toEqual([]);
+  });
+});
+
+describe("adoptRunGpus()", () => {
+  test("a continuing run takes back its GPUs from its dead orchestrator, and reports one another live run took", async () => {
+    const dir = leaseDir();
+    mkdirSync(dir, { recursive: true });
+    const dead = spawn(process.execPath, ["-e", "setInterval(() => undefined, 1000)"], { stdio: "ignore" });
+    await killed(dead);
+    writeFileSync(path.join(dir, "0.json"), JSON.stringify({ pid: dead.pid, runId: "resumed", since: new Date().toISOString() }));
+    const other = await acquireGpus(1, { hostGpus: [1], runId: "newcomer", dir });
+    const clashes = await adoptRunGpus("resumed", [0, 1, 2], { dir });
+    expect(clashes.map((c) => [c.gpu, c.lease.runId])).toEqual([[1, "newcomer"]]);
+    expect(JSON.parse(readFileSync(path.join(dir, "0.json"), "utf8"))).toMatchObject({ pid: process.pid, runId: "resumed" });
+    expect(JSON.parse(readFileSync(path.join(dir, "2.json"), "utf8"))).toMatchObject({ pid: process.pid, runId: "resumed" });
+    expect(await adoptRunGpus("resumed", [0], { dir })).toEqual([]);
+    expect(await releaseRunGpus("resumed", dir)).toEqual([0, 2]);
+    await other.release();
   });
 });

@@ -80,8 +80,7 @@ export async function acquireGpus(count: number, options: AcquireGpusOptions): P
   }
   const dir = options.dir ?? gpuLeaseDir();
   await mkdir(dir, { recursive: true });
-  const record: GpuLeaseRecord = { pid: process.pid, runId: options.runId, since: new Date().toISOString(), ...(options.sandbox ? { sandbox: options.sandbox } : {}) };
-  const text = `${JSON.stringify(record)}\n`;
+  const text = leaseText(options.runId, options.sandbox);
   const isLive = options.isLive ?? ((lease: GpuLeaseRecord) => pidAlive(lease.pid));
   const pollMs = options.pollMs ?? 1000;
   let waited = false;
@@ -106,6 +105,39 @@ export async function acquireGpus(count: number, options: AcquireGpusOptions): P
     }
     await sleep(pollMs * (0.5 + Math.random()), undefined, options.signal ? { signal: options.signal } : {});
   }
+}
+
+/**
+ * Lease `gpus` to `runId` for this process again: a run that continues after its orchestrator died keeps
+ * the GPUs its sandbox was given. A lease of the run whose holder is gone (or no lease) becomes this
+ * process's; returns the GPUs another live run leased meanwhile (the two now share them).
+ */
+export async function adoptRunGpus(
+  runId: string,
+  gpus: readonly number[],
+  options: Pick<AcquireGpusOptions, "dir" | "isLive" | "sandbox"> = {},
+): Promise<HeldGpu[]> {
+  if (gpus.length === 0) return [];
+  const dir = options.dir ?? gpuLeaseDir();
+  await mkdir(dir, { recursive: true });
+  const isLive = options.isLive ?? ((lease: GpuLeaseRecord) => pidAlive(lease.pid));
+  const text = leaseText(runId, options.sandbox);
+  const clashes: HeldGpu[] = [];
+  for (const gpu of gpus) {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (await createLease(dir, gpu, text)) break;
+      const current = await readLease(leaseFile(dir, gpu));
+      if (!current) continue;
+      const live = await isLive(current.lease);
+      if (live && current.lease.runId === runId) break;
+      if (live) {
+        clashes.push({ gpu, lease: current.lease });
+        break;
+      }
+      await removeLease(dir, gpu, current.text);
+    }
+  }
+  return clashes;
 }
 
 /** Release every GPU leased to `runId` (by any process): the run's sandbox is gone. Returns the indices. */
@@ -166,6 +198,12 @@ async function tryAcquire(
   // All or none: never hold part of a set while waiting for the rest.
   for (const gpu of taken) await removeLease(dir, gpu, text);
   return { held };
+}
+
+/** This process's lease for `runId`, as the file's text. */
+function leaseText(runId: string, sandbox: string | undefined): string {
+  const record: GpuLeaseRecord = { pid: process.pid, runId, since: new Date().toISOString(), ...(sandbox ? { sandbox } : {}) };
+  return `${JSON.stringify(record)}\n`;
 }
 
 function leaseFile(dir: string, gpu: number): string {

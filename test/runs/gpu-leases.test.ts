@@ -1,8 +1,13 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { registerExtraEnvironment } from "../../src/environments/registry.js";
+import { systemClock } from "../../src/runs/clock.js";
 import { driveRun } from "../../src/runs/drive-run.js";
+import { readoptRunGpus } from "../../src/runs/run-gpus.js";
+import { RunLog } from "../../src/runs/run-log.js";
+import { acquireGpus } from "../../src/sandbox/gpu-leases.js";
 import { newRunSpec } from "../../src/runs/run-environment.js";
 import { registerSandboxBackend } from "../../src/runs/sandbox-backends.js";
 import type { Sandbox, SandboxBackend, SandboxSpec } from "../../src/sandbox/sandbox.js";
@@ -117,5 +122,21 @@ describe("GPU leases in the run lifecycle", () => {
     expect(await driveRun(noAgent.id, { store: harness.store, gpus: { hostGpus: [0] }, makeAgent })).toMatchObject({ state: "failed", error: expect.stringMatching(/no agent today/) });
     expect(spy.created.at(-1)).toMatchObject({ id: noAgent.id, gpus: [0] });
     expect(leaseFiles()).toEqual([]);
+  });
+
+  test("a run resumed after its orchestrator died leases its sandbox's GPUs again, noting one another run took", async () => {
+    const run = await createRun("test_echo_gpu");
+    const log = await RunLog.open(harness.store, run.id, systemClock);
+    await log.append({ type: "note", message: "host GPUs 0, 1 leased to this run", data: { gpus: [0, 1] } });
+    const dead = spawn(process.execPath, ["-e", "setInterval(() => undefined, 1000)"], { stdio: "ignore" });
+    await new Promise((resolve) => dead.once("exit", resolve).kill("SIGKILL"));
+    mkdirSync(leaseDir, { recursive: true });
+    writeFileSync(path.join(leaseDir, "0.json"), JSON.stringify({ pid: dead.pid, runId: run.id, since: new Date().toISOString() }));
+    const other = await acquireGpus(1, { hostGpus: [1], runId: "other-run" });
+    await readoptRunGpus(log);
+    expect(JSON.parse(readFileSync(path.join(leaseDir, "0.json"), "utf8"))).toMatchObject({ pid: process.pid, runId: run.id });
+    const notes = await harness.store.events(run.id, { types: ["note"] });
+    expect(notes.at(-1)?.event).toMatchObject({ message: "host GPU 1 of this run's sandbox was leased to run other-run while the run was down: the two share it" });
+    await other.release();
   });
 });
