@@ -114,7 +114,7 @@ export async function runAgentBatch(
         sandbox: request.backend,
         config,
       },
-      { store, onRunEnded: (run) => progress.runEnded(run), ...options },
+      { store, onRunEnded: (run) => progress.runEnded(run), gpus: { onWait: (line) => progress.note(line) }, ...options },
     );
   } finally {
     await progress.stop();

@@ -76,11 +76,16 @@ export class BatchProgress {
 
   /** A line for a run that ended (clears the live line first). */
   runEnded(run: RunSummary): void {
-    const { io } = this.#options;
-    if (io.interactive) io.out("\r\x1b[2K");
     const raw = run.finalRaw;
     const score = run.state === "failed" ? `failed: ${run.error ?? "unknown error"}` : `raw ${formatNumber(raw)}, normalized ${formatNumber(run.normalized, 3)}`;
-    io.out(`run ${run.id} ${run.state}${run.stopReason ? ` (${run.stopReason})` : ""}: ${score}\n`);
+    this.note(`run ${run.id} ${run.state}${run.stopReason ? ` (${run.stopReason})` : ""}: ${score}\n`);
+  }
+
+  /** A line of its own (a run waiting for a free GPU), clearing the live line first. */
+  note(line: string): void {
+    const { io } = this.#options;
+    if (io.interactive) io.out("\r\x1b[2K");
+    io.out(line);
     this.#lastLine = "";
   }
 

@@ -9,10 +9,13 @@ import { existsSync } from "node:fs";
 import { cp, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ConflictError, InvalidInputError, isTerminal, NotFoundError, type Participant, type RunSummary, type TaskId, type UsageLimits, type Variant } from "../core/index.js";
+import { releaseRunGpus } from "../sandbox/gpu-leases.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import type { RunStore } from "../store/store.js";
 import { type Clock, systemClock } from "./clock.js";
 import { createRunSandbox, prepareVariant } from "./materialize.js";
 import { newRunSpec, runEnvironment } from "./run-environment.js";
+import { destroyRunSandbox, noteLeasedGpus } from "./run-gpus.js";
 import { RunLog } from "./run-log.js";
 import { RunSession } from "./run-session.js";
 import { backendNameOf, sandboxBackend } from "./sandbox-backends.js";
@@ -56,18 +59,20 @@ export async function startDirRun(options: StartDirOptions): Promise<{ run: RunS
   const created = await options.store.createRun(spec);
   const log = await RunLog.open(options.store, created.id, options.clock ?? systemClock);
   const env = runEnvironment(log.summary.spec);
+  let sandbox: Sandbox | undefined;
   try {
     await mkdir(dir, { recursive: true });
     await cp(path.join(env.family.dir, env.implementation.workspace), dir, { recursive: true });
     const prepared = await prepareVariant(env);
     if (prepared.workspace) await cp(prepared.workspace, dir, { recursive: true });
     const backend = await sandboxBackend(backendNameOf(log.summary.spec));
-    await startRun(log, env, backend, { workspaceFrom: dir });
+    sandbox = await startRun(log, env, backend, { workspaceFrom: dir });
     const marker: DirMarker = { runId: created.id, db: options.store.location };
     await mkdir(path.join(dir, DIR_MARKER), { recursive: true });
     await writeFile(path.join(dir, DIR_MARKER, "run.json"), `${JSON.stringify(marker, null, 2)}\n`);
   } catch (error) {
     if (!isTerminal(log.state)) await log.append({ type: "run_failed", error: `start-up failed: ${(error as Error).message}` });
+    await destroyRunSandbox(log.id, sandbox).catch(() => undefined);
     throw error;
   }
   return { run: log.summary, instructions: env.instructions, dir };
@@ -120,7 +125,8 @@ export async function scoreDirRun(options: { store: RunStore; dir: string; submi
   let sandbox = await backend.reattach(runId);
   if (!sandbox) {
     await log.append({ type: "note", message: "the run's sandbox was gone; created it again from the directory" });
-    sandbox = await createRunSandbox(runId, env, backend, { workspaceFrom: dir });
+    await releaseRunGpus(runId);
+    sandbox = await createRunSandbox(runId, env, backend, { workspaceFrom: dir, onGpus: noteLeasedGpus(log) });
   }
   await syncWorkspace(sandbox, dir);
   const session = new RunSession(log, { sandbox, env }, { watchdogMs: 0 });

@@ -7,6 +7,7 @@
  * cannot drive (its environment, sandbox backend or scaffold missing here) is left untouched: that throws.
  */
 import { isTerminal, type RunSummary } from "../core/index.js";
+import { releaseRunGpus } from "../sandbox/gpu-leases.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { RunStore } from "../store/store.js";
 import { agentFor } from "./agents.js";
@@ -14,6 +15,7 @@ import { type Clock, systemClock } from "./clock.js";
 import { claimRun } from "./ownership.js";
 import { bookDowntime, recoverRun } from "./recover-run.js";
 import { runEnvironment } from "./run-environment.js";
+import { destroyRunSandbox, readoptRunGpus, type RunGpuOptions } from "./run-gpus.js";
 import { RunLog } from "./run-log.js";
 import { RunSession, type RunSessionOptions } from "./run-session.js";
 import { backendNameOf, sandboxBackend } from "./sandbox-backends.js";
@@ -27,6 +29,8 @@ export interface DriveOptions extends RunSessionOptions {
   agentGraceSeconds?: number;
   /** Build the agent here instead of from the scaffold registry (the human mode's terminal needs the sandbox). */
   makeAgent?: (sandbox: Sandbox) => Agent | Promise<Agent>;
+  /** How a starting run leases its GPUs (the host's list, what to print while waiting for one). */
+  gpus?: RunGpuOptions;
 }
 
 export async function driveRun(runId: string, options: DriveOptions): Promise<RunSummary> {
@@ -44,11 +48,12 @@ export async function driveRun(runId: string, options: DriveOptions): Promise<Ru
     if ((log.state === "running" || log.state === "paused") && downSince !== null) await bookDowntime(log, downSince);
     await claimRun(options.store, log.id);
     if (log.state === "queued" || log.state === "starting") {
-      sandbox = await startRun(log, env, backend);
+      sandbox = await startRun(log, env, backend, options.gpus ? { gpus: options.gpus } : {});
     } else {
       const recovered = await recoverRun(log, env, backend);
       if (recovered.kind === "ended") return log.summary;
       sandbox = recovered.sandbox;
+      await readoptRunGpus(log);
     }
     const agent = registered ?? (await options.makeAgent!(sandbox));
     const session = new RunSession(log, { sandbox, env }, options);
@@ -62,8 +67,11 @@ export async function driveRun(runId: string, options: DriveOptions): Promise<Ru
     if (!isTerminal(log.state)) {
       const message = error instanceof Error ? error.message : String(error);
       await log.append({ type: "run_failed", error: message });
-      await sandbox?.destroy().catch(() => undefined);
+      await destroyRunSandbox(log.id, sandbox).catch(() => undefined);
     }
+  } finally {
+    // However the run ended here (finished, failed, or failed in recovery with its sandbox gone), its GPUs are free.
+    if (isTerminal(log.state)) await releaseRunGpus(log.id).catch(() => undefined);
   }
   return log.summary;
 }

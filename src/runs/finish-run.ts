@@ -2,12 +2,13 @@
  * @module
  * The end of a run: enter `scoring` (which stops its clock), take the final score where it is due (on
  * submit; when a limit stopped the run and the environment scores such runs), then `run_finished` with the
- * aggregate of the whole score log, and remove the sandbox. Recovery calls the same steps for a run that
- * was killed while ending, skipping what its log shows was done.
+ * aggregate of the whole score log, and remove the sandbox, giving back its GPUs. Recovery calls the same
+ * steps for a run that was killed while ending, skipping what its log shows was done.
  */
 import type { LimitName, ScoreLogEntry, ScoreTrigger, StopReason } from "../core/index.js";
 import { finalScore } from "../scoring/final-score.js";
 import { scoreView } from "../scoring/score-view.js";
+import { destroyRunSandbox } from "./run-gpus.js";
 import type { RunLog } from "./run-log.js";
 import { type ScoringTarget, takeScore } from "./take-score.js";
 import type { RunOutcomeView } from "./tool-api.js";
@@ -85,6 +86,6 @@ export async function endRun(
     finalRaw,
     normalized,
   });
-  await target?.sandbox.destroy();
+  await destroyRunSandbox(log.id, target?.sandbox);
   return view;
 }

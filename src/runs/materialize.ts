@@ -4,7 +4,8 @@
  * directory), the protected directory (the variant's `grader/` and `reference/`, or the folders it names),
  * the assets it names under `assets/` there (src/runs/stage-assets.ts), what the variant's `prepare` hook
  * built on the host (more workspace and protected files, mounted tools), the manifest's resources as limits
- * and GPUs (the first N of the host's), then the variant's set-up command as root.
+ * and GPUs (leased host-wide: src/runs/run-gpus.ts), then the variant's set-up command as root. A failed
+ * set-up destroys the sandbox and gives its GPUs back.
  */
 import { existsSync } from "node:fs";
 import { cp, mkdtemp, rm } from "node:fs/promises";
@@ -13,9 +14,9 @@ import path from "node:path";
 import { InfrastructureError, InvalidInputError } from "../core/index.js";
 import type { VariantPreparation } from "../environments/contract.js";
 import type { Sandbox, SandboxBackend } from "../sandbox/sandbox.js";
-import { firstGpus } from "../sandbox/gpu-devices.js";
 import { shellJoin } from "../scoring/shell-join.js";
 import type { RunEnvironment } from "./run-environment.js";
+import { destroyRunSandbox, leaseRunGpus, type RunGpuOptions } from "./run-gpus.js";
 import { stageAssets } from "./stage-assets.js";
 
 /** Processes and threads the agent user may have at once, for every variant. */
@@ -25,6 +26,10 @@ const DEFAULT_PROTECTED = ["grader", "reference"] as const;
 export interface MaterializeOptions {
   /** Host folder to use as the workspace instead of the variant's (`rebench start --dir`). */
   workspaceFrom?: string;
+  /** How GPUs are leased (the host's list, what to print while waiting); see RunGpuOptions. */
+  gpus?: RunGpuOptions;
+  /** Called with the leased GPU indices once the sandbox exists (the run logs them). */
+  onGpus?: (gpus: readonly number[]) => Promise<void>;
 }
 
 export async function createRunSandbox(
@@ -35,6 +40,8 @@ export async function createRunSandbox(
 ): Promise<Sandbox> {
   const { family, implementation, manifest } = env;
   const prepared = await prepareVariant(env);
+  // A `rebench start` run (a human's directory) outlives this process: its lease lives with its sandbox.
+  const lease = await leaseRunGpus(id, manifest.resources.gpu?.countRange[0] ?? 0, options.gpus, options.workspaceFrom ? backend.name : undefined);
   const staging = await mkdtemp(path.join(os.tmpdir(), "rebench-protected-"));
   const workspaceStaging = await mkdtemp(path.join(os.tmpdir(), "rebench-workspace-"));
   let workspaceFrom = options.workspaceFrom ?? path.join(family.dir, implementation.workspace);
@@ -60,25 +67,34 @@ export async function createRunSandbox(
       workspaceFrom,
       protectedFrom: staging,
       limits: { memoryMb: Math.round(manifest.resources.memoryGb * 1024), processes: SANDBOX_PROCESS_LIMIT },
-      gpus: firstGpus(manifest.resources.gpu?.countRange[0] ?? 0),
+      gpus: lease.gpus,
       ...(prepared.mounts ? { mounts: prepared.mounts } : {}),
       ...(prepared.path ? { path: prepared.path } : {}),
       ...(prepared.env ? { env: prepared.env } : {}),
     });
+  } catch (error) {
+    await lease.release();
+    throw error;
   } finally {
     await rm(staging, { recursive: true, force: true });
     await rm(workspaceStaging, { recursive: true, force: true });
   }
-  if (implementation.setup) {
-    const setup = await sandbox.exec(shellJoin(implementation.setup.command), {
-      user: "root",
-      cwd: sandbox.paths.protected,
-      timeoutMs: manifest.timeouts.startSeconds * 1000,
-    });
-    if (setup.exitCode !== 0) {
-      const why = setup.timedOut ? `timed out after ${manifest.timeouts.startSeconds} s` : `exited with code ${setup.exitCode}`;
-      throw new InfrastructureError(`the set-up of ${family.name} ${why}: ${setup.stderr.slice(-2000)}`);
+  try {
+    if (lease.gpus.length > 0) await options.onGpus?.(lease.gpus);
+    if (implementation.setup) {
+      const setup = await sandbox.exec(shellJoin(implementation.setup.command), {
+        user: "root",
+        cwd: sandbox.paths.protected,
+        timeoutMs: manifest.timeouts.startSeconds * 1000,
+      });
+      if (setup.exitCode !== 0) {
+        const why = setup.timedOut ? `timed out after ${manifest.timeouts.startSeconds} s` : `exited with code ${setup.exitCode}`;
+        throw new InfrastructureError(`the set-up of ${family.name} ${why}: ${setup.stderr.slice(-2000)}`);
+      }
     }
+  } catch (error) {
+    await destroyRunSandbox(id, sandbox).catch(() => undefined);
+    throw error;
   }
   return sandbox;
 }

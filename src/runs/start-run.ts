@@ -2,10 +2,12 @@
  * @module
  * Start-up of a run: queued → starting → running. Creates the sandbox, runs the variant's set-up, logs the
  * starting score where the environment does, and starts the run's clock. A start-up that was interrupted
- * (the orchestrator died in `starting`) is simply done again: nothing the agent did can be lost yet.
+ * (the orchestrator died in `starting`) is simply done again: nothing the agent did can be lost yet. The
+ * GPUs the sandbox got are logged in a note (`data.gpus`); a start-up that fails destroys its sandbox.
  */
 import type { Sandbox, SandboxBackend } from "../sandbox/sandbox.js";
 import { createRunSandbox, type MaterializeOptions } from "./materialize.js";
+import { destroyRunSandbox, noteLeasedGpus } from "./run-gpus.js";
 import type { RunEnvironment } from "./run-environment.js";
 import type { RunLog } from "./run-log.js";
 import { takeScore } from "./take-score.js";
@@ -19,15 +21,22 @@ export async function startRun(
   if (log.state === "queued") {
     await log.transition("starting");
   } else {
-    const stale = await backend.reattach(log.id);
-    await stale?.destroy();
+    await destroyRunSandbox(log.id, await backend.reattach(log.id));
     await log.append({ type: "note", message: "the start-up was interrupted; starting again with a fresh sandbox" });
   }
-  const sandbox = await createRunSandbox(log.id, env, backend, options);
-  if (env.manifest.scoring.logsStartingScore && !(await hasStartingScore(log))) {
-    await takeScore(log, { sandbox, env }, "start", { pause: false });
+  const sandbox = await createRunSandbox(log.id, env, backend, {
+    onGpus: noteLeasedGpus(log),
+    ...options,
+  });
+  try {
+    if (env.manifest.scoring.logsStartingScore && !(await hasStartingScore(log))) {
+      await takeScore(log, { sandbox, env }, "start", { pause: false });
+    }
+    await log.transition("running");
+  } catch (error) {
+    await destroyRunSandbox(log.id, sandbox).catch(() => undefined);
+    throw error;
   }
-  await log.transition("running");
   return sandbox;
 }
 

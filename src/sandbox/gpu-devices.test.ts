@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { InvalidInputError } from "../core/index.js";
 import { gpuRequest } from "./container/container-setup.js";
-import { firstGpus, gpuDeviceNodes } from "./gpu-devices.js";
+import { gpuDeviceNodes } from "./gpu-devices.js";
 
 const host = (nodes: string[]) => (path: string) => nodes.includes(path);
 
@@ -17,9 +17,7 @@ describe("GPU device nodes", () => {
     expect(() => gpuDeviceNodes([-1], () => true)).toThrow(InvalidInputError);
   });
 
-  test("a variant needing N GPUs gets the first N; the container backend asks the engine for the same ones", () => {
-    expect(firstGpus(0)).toEqual([]);
-    expect(firstGpus(2)).toEqual([0, 1]);
+  test("the container backend asks the engine for exactly the GPUs given", () => {
     expect(gpuRequest([])).toEqual({});
     expect(gpuRequest([0, 1])).toEqual({ DeviceRequests: [{ Driver: "nvidia", DeviceIDs: ["0", "1"], Capabilities: [["gpu"]] }] });
   });

@@ -25,8 +25,3 @@ export function gpuDeviceNodes(gpus: readonly number[], exists: (path: string) =
   });
   return [...own, ...SHARED_NODES.filter((node) => exists(node))];
 }
-
-/** GPUs 0..count-1: what a run of a variant that needs `count` GPUs is given. */
-export function firstGpus(count: number): number[] {
-  return Array.from({ length: count }, (_, i) => i);
-}

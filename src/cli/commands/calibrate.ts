@@ -1,7 +1,8 @@
 /**
  * @module
- * `rebench calibrate NAME --variant V [--runs N] [--write]`: run the starting solution and the reference
- * solution N times each (replay agents, real runs in the sandbox, stored in one batch each), print the mean
+ * `rebench calibrate NAME --variant V [--runs N] [--concurrency C] [--write]`: run the starting solution and
+ * the reference solution N times each (replay agents, real runs in the sandbox, stored in one batch each, at
+ * most C at a time, each on its own leased GPUs: src/runs/run-gpus.ts), print the mean
  * and standard deviation of their final raw scores and the machine, and check the rule that makes them
  * usable as normalization constants: the gap between the means is at least ten times the larger standard
  * deviation (and the reference beats the start). `--write` records the numbers in the environment's
@@ -33,7 +34,7 @@ import { runAgentBatch } from "../agent-batch.js";
 import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
 import { formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
-import { positiveNumber } from "../number-options.js";
+import { positiveInteger, positiveNumber } from "../number-options.js";
 import { formatTable } from "../table.js";
 import { runsTable } from "./run.js";
 import { dbOption, withStore } from "./runs.js";
@@ -44,6 +45,7 @@ const CALIBRATION_TIME_LIMIT_SECONDS = 2 * 3600;
 interface CalibrateOptions {
   variant: string;
   runs: number;
+  concurrency: number;
   task: string;
   backend: string;
   db?: string;
@@ -66,6 +68,7 @@ export function registerCalibrate(program: Command, io: Io): void {
       .argument("<name>", "environment name (see `rebench environments list`)")
       .requiredOption("--variant <variant>", "mini, gpu or paper")
       .option("--runs <n>", "runs of each solution (at least 2)", atLeastTwo, 5)
+      .option("--concurrency <c>", "runs of a solution at a time (each gets its own GPUs, waiting for free ones)", positiveInteger("--concurrency"), 1)
       .option("--task <task>", "main or hidden_score", "main")
       .option("--backend <name>", "sandbox backend", "local")
       .option("--write", "record the numbers in environments/NAME/calibration.json: the variant's normalization constants from then on")
@@ -75,7 +78,8 @@ export function registerCalibrate(program: Command, io: Io): void {
         "after",
         `\nThe rule: |mean(reference) − mean(start)| ≥ ${CALIBRATION_GAP_FACTOR} × the larger standard deviation, and the reference beats the start.` +
           "\nExit status 1 when it fails or a run has no final score; nothing is written then.\n\nExamples:\n" +
-          "  rebench calibrate optimize_kernel --variant mini\n  rebench calibrate optimize_kernel --variant gpu --runs 5 --write",
+          "  rebench calibrate optimize_kernel --variant mini\n  rebench calibrate optimize_kernel --variant gpu --runs 5 --write\n" +
+          "  rebench calibrate scaling_law --variant gpu --runs 3 --concurrency 2 --write   # two runs at a time, on GPUs 0 and 1",
       ),
   ).action((name: string, options: CalibrateOptions) => calibrate(name, options, io));
 }
@@ -96,7 +100,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     scaffold: "replay",
     timeLimitSeconds: CALIBRATION_TIME_LIMIT_SECONDS,
     runs: options.runs,
-    concurrency: 1,
+    concurrency: options.concurrency,
     backend: options.backend,
     progressSeconds: options.progress,
   };

@@ -1,0 +1,91 @@
+/**
+ * @module
+ * Which host GPUs a run's sandbox gets: a host-wide lease (src/sandbox/gpu-leases.ts) on the lowest free
+ * ones, waiting while every GPU is leased to other runs, released when the run's sandbox is destroyed.
+ * Leases live in `$REBENCH_HOME/gpu-leases`, shared by every rebench process of this home. A run driven by
+ * an orchestrator holds its lease through that process (a crash frees it: the pid is gone; the run resumed
+ * later leases its sandbox's GPUs again); a run started by `rebench start` outlives its process, so its
+ * lease lives as long as its sandbox does and `rebench score --submit` (another process) releases it.
+ */
+import type { Sandbox } from "../sandbox/sandbox.js";
+import { acquireGpus, adoptRunGpus, type GpuLease, type GpuLeaseRecord, type HeldGpu, pidAlive, releaseRunGpus } from "../sandbox/gpu-leases.js";
+import { machineGpus } from "./resource-check.js";
+import type { RunLog } from "./run-log.js";
+import { sandboxBackend } from "./sandbox-backends.js";
+
+export interface RunGpuOptions {
+  /** The host's GPU indices; default nvidia-smi's (0..n-1), none without it. */
+  hostGpus?: readonly number[];
+  /** Called once when the run has to wait for a GPU, with a line to print and the leases in the way. */
+  onWait?: (message: string, held: readonly HeldGpu[]) => void;
+  /** Milliseconds between attempts while waiting; default 1000. */
+  pollMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Lease `count` GPUs for run `runId`. `keepWithSandbox`: the backend name, when the lease must outlive
+ * this process for as long as the run's sandbox exists (`rebench start`).
+ */
+export async function leaseRunGpus(runId: string, count: number, options: RunGpuOptions = {}, keepWithSandbox?: string): Promise<GpuLease> {
+  if (count === 0) return { gpus: [], release: async () => undefined };
+  const hostGpus = options.hostGpus ?? machineGpus().map((_, index) => index);
+  return acquireGpus(count, {
+    hostGpus,
+    runId,
+    isLive: leaseHolderAlive,
+    ...(keepWithSandbox ? { sandbox: keepWithSandbox } : {}),
+    ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onWait ? { onWait: (held: readonly HeldGpu[]) => options.onWait!(waitingLine(runId, count, hostGpus.length, held), held) } : {}),
+  });
+}
+
+/** Destroy a run's sandbox (if there is one) and give back the GPUs leased to the run. */
+export async function destroyRunSandbox(runId: string, sandbox: Sandbox | undefined): Promise<void> {
+  try {
+    await sandbox?.destroy();
+  } finally {
+    await releaseRunGpus(runId);
+  }
+}
+
+/** Log which host GPUs the run got: a note whose `data.gpus` lists the indices (`rebench runs show --events`). */
+export function noteLeasedGpus(log: RunLog): (gpus: readonly number[]) => Promise<void> {
+  return async (gpus) => {
+    await log.append({ type: "note", message: `host GPU${gpus.length === 1 ? "" : "s"} ${gpus.join(", ")} leased to this run`, data: { gpus } });
+  };
+}
+
+/**
+ * A run continuing after its orchestrator died keeps the GPUs its sandbox was given (its latest `data.gpus`
+ * note): lease them to this process again, and note any that another run took meanwhile (now shared).
+ */
+export async function readoptRunGpus(log: RunLog): Promise<void> {
+  let gpus: readonly number[] = [];
+  for (const { event } of await log.store.events(log.id, { types: ["note"] })) {
+    const data = event.type === "note" ? (event.data as { gpus?: unknown } | undefined) : undefined;
+    if (Array.isArray(data?.gpus) && data.gpus.every((g) => Number.isInteger(g))) gpus = data.gpus as number[];
+  }
+  const clashes = await adoptRunGpus(log.id, gpus, { isLive: leaseHolderAlive });
+  for (const { gpu, lease } of clashes) {
+    await log.append({ type: "note", message: `host GPU ${gpu} of this run's sandbox was leased to run ${lease.runId} while the run was down: the two share it` });
+  }
+}
+
+/** A lease holds while its process lives, or, for a `rebench start` run, while the run's sandbox exists. */
+async function leaseHolderAlive(lease: GpuLeaseRecord): Promise<boolean> {
+  if (pidAlive(lease.pid)) return true;
+  if (!lease.sandbox) return false;
+  try {
+    return (await (await sandboxBackend(lease.sandbox)).reattach(lease.runId)) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+function waitingLine(runId: string, count: number, hostCount: number, held: readonly HeldGpu[]): string {
+  const holders = [...new Set(held.map((h) => h.lease.runId))].join(", ");
+  const what = count === 1 ? "a free GPU" : `${count} free GPUs`;
+  return `run ${runId} is waiting for ${what} (${held.length} of ${hostCount} held by run${held.length === 1 ? "" : "s"} ${holders})\n`;
+}
