@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sourced by the other scripts/device/*.sh on a GPU machine without Node: unpack what scripts/device/bundle
 # made (.gpu/main/bundle.tar.xz, dist.tar), put node and bwrap on PATH, use the machine's Python (the one
-# with torch) as .venv, create the sandbox users, and set REBENCH_HOME=/tmp/rh. Defines `el` (a log line
+# with torch) as .venv, create the sandbox users, set REBENCH_HOME=/tmp/rh, and make every carried
+# .gpu/assets/<name>/ (asset.json beside the files; *.xz decompressed there) a built asset of that home. Defines `el` (a log line
 # with the seconds since the start). Logs go to $OUT/<name>.log.
 set -u
 exec > >(tee "$OUT/${DEVICE_LOG:-device}.log") 2>&1
@@ -17,3 +18,10 @@ nvidia-smi -L
 scripts/setup-users
 export REBENCH_HOME=/tmp/rh
 mkdir -p "$REBENCH_HOME/assets"
+for asset in .gpu/assets/*/; do
+  [ -f "$asset/asset.json" ] || continue
+  for xz in "$asset"*.xz; do
+    [ -f "$xz" ] && python3 -c "import lzma, os, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[1][:-3], 'wb')); os.remove(sys.argv[1])" "$xz"
+  done
+  ln -sfn "$(cd "$asset" && pwd)" "$REBENCH_HOME/assets/$(basename "$asset")" && el "asset $(basename "$asset")"
+done
