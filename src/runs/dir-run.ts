@@ -40,6 +40,8 @@ export interface StartDirOptions {
   /** Sandbox backend name; default `local`. */
   sandbox?: string;
   clock?: Clock;
+  /** Called once with a line to print when every GPU the run needs is leased to other runs and it waits. */
+  onGpuWait?: (message: string) => void;
 }
 
 export async function startDirRun(options: StartDirOptions): Promise<{ run: RunSummary; instructions: string; dir: string }> {
@@ -66,7 +68,10 @@ export async function startDirRun(options: StartDirOptions): Promise<{ run: RunS
     const prepared = await prepareVariant(env);
     if (prepared.workspace) await cp(prepared.workspace, dir, { recursive: true });
     const backend = await sandboxBackend(backendNameOf(log.summary.spec));
-    sandbox = await startRun(log, env, backend, { workspaceFrom: dir });
+    sandbox = await startRun(log, env, backend, {
+      workspaceFrom: dir,
+      ...(options.onGpuWait ? { gpus: { onWait: options.onGpuWait } } : {}),
+    });
     const marker: DirMarker = { runId: created.id, db: options.store.location };
     await mkdir(path.join(dir, DIR_MARKER), { recursive: true });
     await writeFile(path.join(dir, DIR_MARKER, "run.json"), `${JSON.stringify(marker, null, 2)}\n`);

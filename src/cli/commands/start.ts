@@ -53,6 +53,7 @@ export function registerStart(program: Command, io: Io): void {
           participant: { kind: "human", alias: options.participant },
           ...(options.timeLimit === undefined ? {} : { limits: { workingSeconds: options.timeLimit } }),
           sandbox: options.backend,
+          onGpuWait: (line) => io.err(line),
         });
         const visible = runEnvironment(run.spec).visible;
         const starting = (await store.scoreLog(run.id)).map((entry) => scoreView(entry, visible));
