@@ -1,4 +1,6 @@
 import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { REPO_ROOT } from "./helpers/cli.js";
 
@@ -24,5 +26,28 @@ describe("the compiled CLI", () => {
         expect(shown, `${family.name}/${variant}`).toMatch(/available:\s+yes[\s\S]*Instructions:\n\S/);
       }
     }
+  });
+
+  test("reports the commit it was built from (dist/build.json), not the checkout's", { timeout: 120_000 }, () => {
+    execFileSync("npm", ["run", "--silent", "build"], { cwd: REPO_ROOT, stdio: "pipe" });
+    const stampPath = path.join(REPO_ROOT, "dist", "build.json");
+    const stamp = readFileSync(stampPath, "utf8");
+    const head = execFileSync("git", ["rev-parse", "--short=12", "HEAD"], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
+    expect(JSON.parse(stamp)).toMatchObject({ commit: head });
+    const probe = () =>
+      JSON.parse(
+        execFileSync(
+          process.execPath,
+          ["--input-type=module", "-e", "const m = await import('./dist/src/scoring/probe-machine.js'); console.log(JSON.stringify(await m.probeMachine()))"],
+          { cwd: REPO_ROOT, encoding: "utf8" },
+        ),
+      ) as { rebenchCommit: string };
+    try {
+      writeFileSync(stampPath, JSON.stringify({ commit: "0123456789ab", dirty: true }));
+      expect(probe().rebenchCommit).toBe("0123456789ab-dirty");
+    } finally {
+      writeFileSync(stampPath, stamp);
+    }
+    expect(probe().rebenchCommit).toMatch(new RegExp(`^${head}(-dirty)?$`));
   });
 });

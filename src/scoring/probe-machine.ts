@@ -2,6 +2,8 @@
  * @module
  * The machine this process runs on, as calibration records it: CPU model and cores, memory, the GPU model
  * (nvidia-smi, when present), the OS, and rebench's version and git commit. Probed once per process.
+ * The compiled CLI reports the commit it was built from (`dist/build.json`, written by scripts/stamp-build),
+ * not the checkout's HEAD: the two differ when dist/ is stale or was carried to another machine.
  */
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -20,11 +22,7 @@ export function probeMachine(): Promise<MachineInfo> {
 
 async function probe(): Promise<MachineInfo> {
   const root = packageRoot();
-  const [gpus, commit, dirty] = await Promise.all([
-    output("nvidia-smi", ["--query-gpu=name", "--format=csv,noheader"]),
-    root ? output("git", ["-C", root, "rev-parse", "--short=12", "HEAD"]) : Promise.resolve(undefined),
-    root ? output("git", ["-C", root, "status", "--porcelain", "--untracked-files=no"]) : Promise.resolve(undefined),
-  ]);
+  const [gpus, commit] = await Promise.all([output("nvidia-smi", ["--query-gpu=name", "--format=csv,noheader"]), root ? rebenchCommit(root) : null]);
   const gpuNames = (gpus ?? "").split("\n").map((l) => l.trim()).filter(Boolean);
   return {
     cpuModel: os.cpus()[0]?.model.trim().replace(/\s+/g, " ") || "unknown CPU",
@@ -34,8 +32,26 @@ async function probe(): Promise<MachineInfo> {
     gpuCount: gpuNames.length,
     os: `${os.type()} ${os.release()}${distribution()}`,
     rebenchVersion: root ? packageVersion(root) : "unknown",
-    rebenchCommit: commit ? `${commit.trim()}${dirty && dirty.trim() !== "" ? "-dirty" : ""}` : null,
+    rebenchCommit: commit,
   };
+}
+
+/** `<commit>[-dirty]`: the build's stamp when this code runs from `<root>/dist`, else the checkout's HEAD. */
+async function rebenchCommit(root: string): Promise<string | null> {
+  const dist = path.join(root, "dist");
+  if (fileURLToPath(import.meta.url).startsWith(dist + path.sep)) {
+    try {
+      const stamp = JSON.parse(readFileSync(path.join(dist, "build.json"), "utf8")) as { commit?: string | null; dirty?: boolean };
+      if (stamp.commit) return `${stamp.commit}${stamp.dirty ? "-dirty" : ""}`;
+    } catch {
+      // built before stamps existed: fall back to git
+    }
+  }
+  const [commit, dirty] = await Promise.all([
+    output("git", ["-C", root, "rev-parse", "--short=12", "HEAD"]),
+    output("git", ["-C", root, "status", "--porcelain", "--untracked-files=no"]),
+  ]);
+  return commit ? `${commit.trim()}${dirty && dirty.trim() !== "" ? "-dirty" : ""}` : null;
 }
 
 /** stdout of a command, or undefined when it is missing, fails or takes over 15 s. */
