@@ -136,7 +136,7 @@ describe("rebench report and runs export over the run store", () => {
     expect(agentA.environments.fix_embedding).toEqual({ score: null, n: 0 });
     const usage = a.usage.find((u: { participant: string; budget: string }) => u.participant === "agent-a" && u.budget === "1h");
     expect(usage.scoreCallsPerHour).toBeGreaterThan(0);
-    expect(a.input.notes).toEqual(["Left out 1 run(s): not finished (running).", "Left out 1 run(s): no normalization constants for scaling_law/mini (run rebench calibrate)."]);
+    expect(a.input.notes).toEqual(["Left out 1 run(s): no normalization constants for scaling_law/mini (run rebench calibrate).", "Left out 1 run(s): not finished (running)."]);
   });
 
   test("--out writes a self-contained HTML page, markdown, and every figure as SVG, PNG and JSON", async () => {

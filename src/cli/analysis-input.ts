@@ -55,7 +55,10 @@ export async function loadRunsFile(file: string, format: string): Promise<Loaded
 
 export async function loadStoreRuns(store: RunStore): Promise<LoadedRuns> {
   const { pairs, skipped } = await storedAnalysisRuns(store);
-  const notes = Object.entries(skipped).map(([reason, n]) => `Left out ${n} run(s): ${reason}.`);
+  // Sorted by reason: the store lists runs created in the same millisecond in no fixed order.
+  const notes = Object.entries(skipped)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([reason, n]) => `Left out ${n} run(s): ${reason}.`);
   return { runs: pairs.map((p) => p.run), source: `run store ${store.location}`, notes };
 }
 
