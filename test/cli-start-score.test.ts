@@ -1,8 +1,9 @@
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { TEST_BACKEND } from "./helpers/test-backend.js";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
+import { startDirRun } from "../src/runs/dir-run.js";
 import { SqliteRunStore } from "../src/store/index.js";
 import { REPO_ROOT, rebench } from "./helpers/cli.js";
 import { registerFixtures } from "./helpers/register-fixtures.js";
@@ -56,10 +57,42 @@ describe("rebench start", () => {
     expect(gpu.stderr).toMatch(/only a mini variant/);
   });
 
-  test("a backend that is not built in says so", async () => {
-    const { code, stderr } = await rebench("start", "test_echo", "--variant", "mini", "--dir", path.join(root, "z"), "--db", db, "--backend", "nowhere");
+  test("a backend that is not built in says so; the directory is left as it was, for the next try", async () => {
+    const z = path.join(root, "z");
+    const { code, stderr } = await rebench("start", "test_echo", "--variant", "mini", "--dir", z, "--db", db, "--backend", "nowhere");
     expect(code).toBe(4);
     expect(stderr).toMatch(/the sandbox backend "nowhere" is not available/);
+    expect(existsSync(z)).toBe(false);
+    mkdirSync(z);
+    expect((await rebench("start", "test_echo", "--variant", "mini", "--dir", z, "--db", db, "--backend", "nowhere")).code).toBe(4);
+    expect(readdirSync(z)).toEqual([]); // an empty directory given stays, emptied
+    expect((await rebench("start", "test_echo", "--variant", "mini", "--dir", z, "--db", db, "--backend", TEST_BACKEND)).code).toBe(0);
+  });
+
+  test("an interrupted start (Ctrl-C) marks its run failed with the reason and leaves no directory", async () => {
+    const dir = path.join(root, "interrupted");
+    const store = SqliteRunStore.open(db);
+    try {
+      const interrupt = new AbortController();
+      interrupt.abort(new Error("interrupted by the test"));
+      const started = startDirRun({
+        store,
+        environment: "test_echo",
+        variant: "mini",
+        task: "main",
+        dir,
+        participant: { kind: "human", alias: "carol" },
+        sandbox: TEST_BACKEND,
+        signal: interrupt.signal,
+      });
+      await expect(started).rejects.toThrow(/interrupted by the test/);
+      const carol = (await store.listRuns()).filter((r) => r.spec.participant.alias === "carol");
+      expect(carol).toHaveLength(1);
+      expect(carol[0]).toMatchObject({ state: "failed", error: expect.stringMatching(/start-up failed: interrupted by the test/) });
+      expect(existsSync(dir)).toBe(false);
+    } finally {
+      await store.close();
+    }
   });
 });
 

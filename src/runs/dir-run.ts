@@ -3,10 +3,11 @@
  * The human and developer path: `rebench start` materializes an environment in a directory the person
  * works in and starts a run (driver `cli`); `rebench score` mirrors that directory into the run's sandbox
  * and scores it exactly as the agent's `score` action does (or, with submit, ends the run). The directory
- * keeps a marker, `.rebench/run.json`, naming the run and its store.
+ * keeps a marker, `.rebench/run.json`, naming the run and its store. A start that fails or is interrupted
+ * marks its run failed and leaves the directory as it found it (absent or empty), so it can be used again.
  */
 import { existsSync } from "node:fs";
-import { cp, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ConflictError, InvalidInputError, isTerminal, NotFoundError, type Participant, type RunSummary, type TaskId, type UsageLimits, type Variant } from "../core/index.js";
 import { releaseRunGpus } from "../sandbox/gpu-leases.js";
@@ -42,6 +43,8 @@ export interface StartDirOptions {
   clock?: Clock;
   /** Called once with a line to print when every GPU the run needs is leased to other runs and it waits. */
   onGpuWait?: (message: string) => void;
+  /** Abort the start (Ctrl-C): a wait for a GPU stops at once, other steps at their end; throws the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export async function startDirRun(options: StartDirOptions): Promise<{ run: RunSummary; instructions: string; dir: string }> {
@@ -58,26 +61,33 @@ export async function startDirRun(options: StartDirOptions): Promise<{ run: RunS
     ...(options.limits?.workingSeconds === undefined ? {} : { timeLimitSeconds: options.limits.workingSeconds }),
     config: { driver: "cli", sandbox: options.sandbox ?? "local", dir },
   });
+  const existed = existsSync(dir);
   const created = await options.store.createRun(spec);
   const log = await RunLog.open(options.store, created.id, options.clock ?? systemClock);
   const env = runEnvironment(log.summary.spec);
   let sandbox: Sandbox | undefined;
   try {
+    const { signal } = options;
     await mkdir(dir, { recursive: true });
     await cp(path.join(env.family.dir, env.implementation.workspace), dir, { recursive: true });
     const prepared = await prepareVariant(env);
     if (prepared.workspace) await cp(prepared.workspace, dir, { recursive: true });
     const backend = await sandboxBackend(backendNameOf(log.summary.spec));
+    signal?.throwIfAborted();
     sandbox = await startRun(log, env, backend, {
       workspaceFrom: dir,
-      ...(options.onGpuWait ? { gpus: { onWait: options.onGpuWait } } : {}),
+      gpus: { ...(options.onGpuWait ? { onWait: options.onGpuWait } : {}), ...(signal ? { signal } : {}) },
     });
+    signal?.throwIfAborted();
     const marker: DirMarker = { runId: created.id, db: options.store.location };
     await mkdir(path.join(dir, DIR_MARKER), { recursive: true });
     await writeFile(path.join(dir, DIR_MARKER, "run.json"), `${JSON.stringify(marker, null, 2)}\n`);
   } catch (error) {
     if (!isTerminal(log.state)) await log.append({ type: "run_failed", error: `start-up failed: ${(error as Error).message}` });
     await destroyRunSandbox(log.id, sandbox).catch(() => undefined);
+    // The directory was absent or empty: leave it so, for the next `rebench start`.
+    if (existed) await Promise.all((await readdir(dir).catch(() => [])).map((entry) => rm(path.join(dir, entry), { recursive: true, force: true })));
+    else await rm(dir, { recursive: true, force: true });
     throw error;
   }
   return { run: log.summary, instructions: env.instructions, dir };

@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
-import { InvalidInputError, parseWith, TaskId, Variant } from "../../core/index.js";
+import { InvalidInputError, parseWith, ReportedFailureError, TaskId, Variant } from "../../core/index.js";
 import { registerBuiltinBackends } from "../../runs/builtin-backends.js";
 import { runStatusView, startDirRun } from "../../runs/dir-run.js";
 import { runEnvironment } from "../../runs/run-environment.js";
@@ -43,36 +43,49 @@ export function registerStart(program: Command, io: Io): void {
       const variant = parseWith(Variant, options.variant, "--variant");
       const task = parseWith(TaskId, options.task, "--task");
       const db = path.resolve(options.db ?? defaultDbPath());
-      await withStore(db, async (store) => {
-        const { run, instructions, dir } = await startDirRun({
-          store,
-          environment: name,
-          variant,
-          task,
-          dir: options.dir,
-          participant: { kind: "human", alias: options.participant },
-          ...(options.timeLimit === undefined ? {} : { limits: { workingSeconds: options.timeLimit } }),
-          sandbox: options.backend,
-          onGpuWait: (line) => io.err(line),
+      // Ctrl-C (or SIGTERM) while starting: the run is marked failed and the directory left as it was; a second one exits at once.
+      const interrupt = new AbortController();
+      const onSignal = () => {
+        if (interrupt.signal.aborted) process.exit(130);
+        io.err("rebench start: interrupted; marking the run failed (Ctrl-C again to quit at once)\n");
+        interrupt.abort(new ReportedFailureError("rebench start was interrupted: the run is marked failed and the directory left as it was"));
+      };
+      process.on("SIGINT", onSignal).on("SIGTERM", onSignal);
+      try {
+        await withStore(db, async (store) => {
+          const { run, instructions, dir } = await startDirRun({
+            signal: interrupt.signal,
+            store,
+            environment: name,
+            variant,
+            task,
+            dir: options.dir,
+            participant: { kind: "human", alias: options.participant },
+            ...(options.timeLimit === undefined ? {} : { limits: { workingSeconds: options.timeLimit } }),
+            sandbox: options.backend,
+            onGpuWait: (line) => io.err(line),
+          });
+          const visible = runEnvironment(run.spec).visible;
+          const starting = (await store.scoreLog(run.id)).map((entry) => scoreView(entry, visible));
+          if (options.json) return printJson(io, { run: runStatusView(run), dir, instructions, startingScore: starting[0] ?? null });
+          const limit = run.spec.limits.workingSeconds;
+          io.out(
+            [
+              `started run ${run.id}: ${run.spec.environment}/${run.spec.variant} (${run.spec.task}) in ${dir}`,
+              `working-time limit: ${limit === undefined ? "none" : formatDuration(limit)}; store: ${db}`,
+              ...(starting[0] ? [`starting solution: ${formatScoreLine(starting[0])}`] : []),
+              "",
+              instructions.trimEnd(),
+              "",
+              `Score your solution:   rebench score --dir ${dir}`,
+              `Submit (ends the run): rebench score --dir ${dir} --submit "what you did"`,
+              "",
+            ].join("\n"),
+          );
         });
-        const visible = runEnvironment(run.spec).visible;
-        const starting = (await store.scoreLog(run.id)).map((entry) => scoreView(entry, visible));
-        if (options.json) return printJson(io, { run: runStatusView(run), dir, instructions, startingScore: starting[0] ?? null });
-        const limit = run.spec.limits.workingSeconds;
-        io.out(
-          [
-            `started run ${run.id}: ${run.spec.environment}/${run.spec.variant} (${run.spec.task}) in ${dir}`,
-            `working-time limit: ${limit === undefined ? "none" : formatDuration(limit)}; store: ${db}`,
-            ...(starting[0] ? [`starting solution: ${formatScoreLine(starting[0])}`] : []),
-            "",
-            instructions.trimEnd(),
-            "",
-            `Score your solution:   rebench score --dir ${dir}`,
-            `Submit (ends the run): rebench score --dir ${dir} --submit "what you did"`,
-            "",
-          ].join("\n"),
-        );
-      });
+      } finally {
+        process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
+      }
     },
   );
 }
