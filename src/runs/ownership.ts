@@ -6,6 +6,7 @@
  */
 import os from "node:os";
 import type { RunId } from "../core/index.js";
+import { pidAlive } from "../sandbox/pid-alive.js";
 import type { RunStore } from "../store/store.js";
 
 export interface Driver {
@@ -20,16 +21,7 @@ export async function liveDriver(store: RunStore, runId: RunId): Promise<Driver 
   if (last?.type !== "driver_attached") return undefined;
   if (last.pid === process.pid && last.host === os.hostname()) return undefined;
   if (last.host !== os.hostname()) return { pid: last.pid, host: last.host };
-  return processAlive(last.pid) ? { pid: last.pid, host: last.host } : undefined;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return pidAlive(last.pid) ? { pid: last.pid, host: last.host } : undefined;
 }
 
 /** Claim a run for this process (no-op when this process already holds it). */

@@ -8,7 +8,8 @@
  * lease lives as long as its sandbox does and `rebench score --submit` (another process) releases it.
  */
 import type { Sandbox } from "../sandbox/sandbox.js";
-import { acquireGpus, adoptRunGpus, type GpuLease, type GpuLeaseRecord, type HeldGpu, pidAlive, releaseRunGpus } from "../sandbox/gpu-leases.js";
+import { acquireGpus, adoptRunGpus, type GpuLease, type GpuLeaseRecord, type HeldGpu, releaseRunGpus } from "../sandbox/gpu-leases.js";
+import { pidAlive } from "../sandbox/pid-alive.js";
 import { machineGpus } from "./resource-check.js";
 import type { RunLog } from "./run-log.js";
 import { sandboxBackend } from "./sandbox-backends.js";

@@ -17,6 +17,7 @@ import { link, mkdir, readdir, readFile, stat, unlink, writeFile } from "node:fs
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { InvalidInputError, rebenchHome } from "../core/index.js";
+import { pidAlive } from "./pid-alive.js";
 
 /** What a lease file holds. */
 export interface GpuLeaseRecord {
@@ -61,6 +62,9 @@ export interface GpuLease {
   release(): Promise<void>;
 }
 
+/** The default test of a lease's holder: its process exists. */
+const holderProcessAlive = (lease: GpuLeaseRecord): boolean => pidAlive(lease.pid);
+
 /** A guard left by a process that died mid-removal is ignored after this long. */
 const GUARD_STALE_MS = 30_000;
 
@@ -81,7 +85,7 @@ export async function acquireGpus(count: number, options: AcquireGpusOptions): P
   const dir = options.dir ?? gpuLeaseDir();
   await mkdir(dir, { recursive: true });
   const text = leaseText(options.runId, options.sandbox);
-  const isLive = options.isLive ?? ((lease: GpuLeaseRecord) => pidAlive(lease.pid));
+  const isLive = options.isLive ?? holderProcessAlive;
   const pollMs = options.pollMs ?? 1000;
   let waited = false;
   for (;;) {
@@ -120,7 +124,7 @@ export async function adoptRunGpus(
   if (gpus.length === 0) return [];
   const dir = options.dir ?? gpuLeaseDir();
   await mkdir(dir, { recursive: true });
-  const isLive = options.isLive ?? ((lease: GpuLeaseRecord) => pidAlive(lease.pid));
+  const isLive = options.isLive ?? holderProcessAlive;
   const text = leaseText(runId, options.sandbox);
   const clashes: HeldGpu[] = [];
   for (const gpu of gpus) {
@@ -260,16 +264,5 @@ async function removeLease(dir: string, gpu: number, text: string): Promise<bool
     return true;
   } finally {
     await unlink(guard).catch(() => undefined);
-  }
-}
-
-/** Whether a process with this pid exists (EPERM: it does, owned by another user). */
-export function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
