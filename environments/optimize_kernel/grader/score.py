@@ -4,12 +4,15 @@ Run by rebench as the grader user, cwd = the protected directory:
 
     python grader/score.py            # variant, task, workspace and result path from REBENCH_* variables
 
-Sequence, as the original task's score.py (a sanity call on n = 1024 and four warm-up calls on fresh
-random inputs of the variant's size), then five timed calls instead of the original's one, each on a
-fresh input. Every call is checked against the grader's own computation. Score = ln(milliseconds) of
-the median timed call: the out-of-process clock adds jitter of its own (README, "How the time is
-taken"), and a median of five keeps one slow or lucky call from deciding the score. Any failure is
-``invalid`` (or ``timedOut``), never a number. The result goes to $REBENCH_RESULT, never to stdout.
+Sequence, as the original task's score.py (a sanity call on n = 1024 and four warm-ups on fresh random
+inputs of the variant's size), then five timed rounds instead of the original's one timed call. A
+round is one call on `mini` and a batch of calls on the GPU (64, each on its own fresh input, one after
+another): the protocol that times the agent's code from outside its process costs a fixed fraction of
+a millisecond per round, and a batch divides it among its calls (README, "How the time is taken").
+Warm-ups are rounds too. Every call is checked against the grader's own computation. Score = ln(ms)
+of the median timed round's time per call; a median of five keeps one slow or lucky round from
+deciding the score. Any failure is ``invalid`` (or ``timedOut``), never a number. The result goes to
+$REBENCH_RESULT, never to stdout.
 
 Canary ecca2186-2e7c-42f5-b36a-c361cba02702: rebench environment file; keep out of training data.
 """
@@ -41,19 +44,22 @@ from wire import BadMessage, ChannelClosed, ChannelTimeout  # noqa: E402
 class VariantConfig:
     n: int
     device: str
-    call_timeout: float = 20.0  # seconds per call, as upstream's TIMEOUT
+    calls_per_round: int = 1  # calls in one timed (or warm-up) round, each on its own fresh input
+    call_timeout: float = 20.0  # seconds per round (up to its challenge answer), as upstream's per-call TIMEOUT
     load_timeout: float = 120.0  # importing solution.py (it may compile a native extension)
 
 
+GPU_CALLS_PER_ROUND = 64  # the protocol's fixed cost (about 0.5-0.8 ms a round on the H200) over 64 calls (README)
 VARIANTS = {
     "mini": VariantConfig(n=10_000_000, device="cpu"),
-    "gpu": VariantConfig(n=100_000_000, device="cuda"),
-    "paper": VariantConfig(n=100_000_000, device="cuda"),
+    "gpu": VariantConfig(n=100_000_000, device="cuda", calls_per_round=GPU_CALLS_PER_ROUND),
+    "paper": VariantConfig(n=100_000_000, device="cuda", calls_per_round=GPU_CALLS_PER_ROUND),
 }
 SANITY_N = 1024
 WARMUPS = 4
-TIMED_CALLS = 5  # the original timed one call; the median of five halves the protocol's jitter (README)
-FLOOR_SLACK = 0.9  # a timed call faster than 0.9 x the grader's own device copy cannot have written its output
+TIMED_ROUNDS = 5  # the original timed one call; the median of five keeps one slow or lucky round out (README)
+FLOOR_SLACK = 0.9  # a call faster than 0.9 x the grader's own device copy cannot have read x and written y
+STORE_ALLOWANCE_S = 0.1  # per output, for the copies and checks after each round's clock stops (wall limit)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -66,6 +72,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--n", type=int, help="input length (default: the variant's); for tests")
     p.add_argument("--call-timeout", type=float, help="seconds per call (default 20)")
     p.add_argument("--load-timeout", type=float, help="seconds to import solution.py (default 120)")
+    p.add_argument("--calls-per-round", type=int, help="calls per warm-up and timed round (default: the "
+                   "variant's, 1 on mini and 64 on the GPU); for tests and benches")
+    p.add_argument("--assume-floor-ms", type=float, help="tests only: a device-copy floor for the CPU variant, "
+                   "which has none of its own")
     p.add_argument("--ipc", default=env.get("REBENCH_KERNEL_IPC", "fd"), choices=["fd", "legacy"],
                    help="how GPU buffers are shared with the agent's process")
     p.add_argument("--agent-python", default=env.get("REBENCH_AGENT_PYTHON", sys.executable))
@@ -80,22 +90,33 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def phase_names(count: int) -> list[str]:
+    """The sanity call, the warm-ups and the timed rounds by name ("timed call 3 of 5" when a round is one call)."""
+    unit = "" if count == 1 else " round"
+    return (["sanity call"] + [f"warm-up{unit} {i + 1} of {WARMUPS}" for i in range(WARMUPS)]
+            + [f"timed {'call' if count == 1 else 'round'} {i + 1} of {TIMED_ROUNDS}" for i in range(TIMED_ROUNDS)])
+
+
 def grade(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """Returns (outcome, message, details)."""
     base = VARIANTS[args.variant]
     n = args.n or base.n
+    count = args.calls_per_round or base.calls_per_round
     call_timeout = args.call_timeout or base.call_timeout
     load_timeout = args.load_timeout or base.load_timeout
-    details: dict[str, Any] = {"variant": args.variant, "n": n, "calls": []}
+    details: dict[str, Any] = {"variant": args.variant, "n": n, "calls_per_round": count, "calls": []}
     solution = Path(args.solution).resolve()
     if not solution.is_file():
         return outcome_invalid(f"no solution file at {solution}"), {"n": n}, details
+    if not 1 <= count <= 250:
+        return outcome_error(f"calls per round must be 1 to 250, not {count}"), {}, details
 
-    buffers = calls.make_buffers(base.device, max(n, SANITY_N), args.ipc)
+    buffers = calls.make_buffers(base.device, max(n, SANITY_N), count, args.ipc, args.assume_floor_ms)
     if isinstance(buffers, str):
         return outcome_error(buffers), {}, details
     details["machine"] = buffers.machine()
-    wall = load_timeout + (1 + WARMUPS + TIMED_CALLS) * call_timeout + 30
+    rounds = 1 + WARMUPS + TIMED_ROUNDS
+    wall = load_timeout + rounds * (call_timeout + count * STORE_ALLOWANCE_S) + 30
     proc = AgentProcess(solution, base.device, args.agent_python, os.environ.get("REBENCH_AS_AGENT"), wall)
     phase = "loading solution.py"
     finished = False
@@ -109,10 +130,9 @@ def grade(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any], dic
         message, fds = buffers.setup_message()
         channel.send(message, fds)
         calls.receive(channel, load_timeout)
-        schedule = [("sanity call", SANITY_N)] + [(f"warm-up {i + 1} of {WARMUPS}", n) for i in range(WARMUPS)]
-        schedule += [(f"timed call {i + 1} of {TIMED_CALLS}", n) for i in range(TIMED_CALLS)]
-        for phase, m in schedule:
-            record = calls.run_call(channel, buffers, m, call_timeout)
+        sizes = [(SANITY_N, 1)] + [(n, count)] * (WARMUPS + TIMED_ROUNDS)
+        for phase, (m, k) in zip(phase_names(count), sizes):
+            record = calls.run_round(channel, buffers, m, k, call_timeout)
             shown = record.pop("shown")
             details["calls"].append({"phase": phase, **record})
             if record["problem"]:
@@ -133,19 +153,22 @@ def grade(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any], dic
         proc.close(graceful=finished)
         buffers.close()
 
-    times = [c["total_ms"] for c in details["calls"][-TIMED_CALLS:]]
+    times = [c["per_call_ms"] for c in details["calls"][-TIMED_ROUNDS:]]
     floor = buffers.copy_floor_ms(n)
     details["copy_floor_ms"] = floor
     if floor is not None and min(times) < FLOOR_SLACK * floor:
         return outcome_invalid(
-            f"a timed call took {min(times):.4f} ms, less than reading the input and writing the output "
-            f"takes ({floor:.4f} ms): the output was not produced within the timed call"), {"n": n}, details
+            f"a timed {'call' if count == 1 else 'round'} took {min(times):.4f} ms per call, less than reading "
+            f"the input and writing the output takes ({floor:.4f} ms): the outputs were not produced within "
+            "the timed calls"), {"n": n}, details
     time_ms = statistics.median(times)
     details["time_ms"] = time_ms
     message: dict[str, Any] = {"n": n, "correct": True}
     if args.task == "main":
         message["time_ms"] = time_ms
         message["timed_calls_ms"] = times
+        if count > 1:
+            message["calls_per_round"] = count
     return outcome_scored(math.log(time_ms)), message, details
 
 

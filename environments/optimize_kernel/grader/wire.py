@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 MAX_PACKET = 1 << 20
-MAX_FDS = 4
+MAX_FDS = 253  # SCM_MAX_FD: a CPU round sends one memory file per call with its "go"
 
 
 class ChannelClosed(Exception):

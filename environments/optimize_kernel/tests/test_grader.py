@@ -24,8 +24,10 @@ def test_the_starting_solution_scores_ln_milliseconds_of_the_median_timed_call(p
     assert [c["phase"] for c in calls] == ["sanity call", "warm-up 1 of 4", "warm-up 2 of 4", "warm-up 3 of 4",
                                            "warm-up 4 of 4"] + [f"timed call {i} of 5" for i in range(1, 6)]
     assert [c["n"] for c in calls] == [1024] + [20_000] * 9
-    assert len({c["seed"] for c in calls}) == 10  # a fresh input every call
+    assert [c["count"] for c in calls] == [1] * 10  # mini: a round is one call
+    assert len({s for c in calls for s in c["seeds"]}) == 10  # a fresh input every call
     timed = [c["total_ms"] for c in calls[-5:]]
+    assert timed == [c["per_call_ms"] for c in calls[-5:]]
     median = sorted(timed)[2]
     assert result["outcome"]["value"] == pytest.approx(math.log(median))
     assert result["message"] == {"n": 20_000, "correct": True, "time_ms": median, "timed_calls_ms": timed}
