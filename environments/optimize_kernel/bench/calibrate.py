@@ -2,14 +2,15 @@
 
     python environments/optimize_kernel/bench/calibrate.py --variant gpu --runs 5 --entry gpu-entry.json
 
-Each run is a full scoring call (a fresh process for the agent's code, the sanity call, 4 warm-ups and
-5 timed calls; score = ln ms of the median timed call) on a copy of the solution in a fresh folder, the
-agent's code in a plain subprocess (no sandbox). `rebench calibrate` does the same through the sandbox
-where Node runs; this script is for machines without it (the GPU machine). `--entry` writes the numbers
-as a `calibration.json` variant entry (`VariantCalibration` in src/core/calibration.ts: machine, date,
-runs, start, reference, gapOverStd, note). `--overhead-runs K` also scores the reference K times at
-n = 1024, where the kernel costs microseconds: the median timed call there is the protocol's fixed
-overhead (go -> done -> challenge answered). Prints a table last.
+Each run is a full scoring call (a fresh process for the agent's code, the sanity call, 4 warm-up and 5
+timed rounds of the variant's calls per round; score = ln ms of the median timed round's time per call)
+on a copy of the solution in a fresh folder, the agent's code in a plain subprocess (no sandbox).
+`rebench calibrate` does the same through the sandbox where Node runs; this script is for machines
+without it. `--entry` writes the numbers as a `calibration.json` variant entry (`VariantCalibration` in
+src/core/calibration.ts: machine, date, runs, start, reference, gapOverStd, note). `--overhead-runs K`
+also scores the reference K times at n = 1024, where the kernel costs microseconds: the median time per
+call there is the protocol's overhead per call (go -> done -> challenge answered, over a round's calls).
+`--calls-per-round` overrides the variant's. Prints a table last.
 
 Canary ecca2186-2e7c-42f5-b36a-c361cba02702: rebench environment file; keep out of training data.
 """
@@ -36,7 +37,7 @@ sys.path.insert(0, str(ENV_DIR / "reference"))
 import unpack  # noqa: E402
 
 
-def score_once(solution_dir: Path, variant: str, n: int | None) -> dict[str, Any]:
+def score_once(solution_dir: Path, variant: str, n: int | None, extra: tuple[str, ...] = ()) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="kernel-calibrate-"))
     try:
         os.chmod(work, 0o755)
@@ -44,7 +45,7 @@ def score_once(solution_dir: Path, variant: str, n: int | None) -> dict[str, Any
         result = work / "result.json"
         argv = [sys.executable, str(ENV_DIR / "grader" / "score.py"), "--variant", variant,
                 "--solution", str(work / "solution" / "solution.py"), "--result", str(result)]
-        subprocess.run(argv + (["--n", str(n)] if n else []), check=True, timeout=900)
+        subprocess.run(argv + (["--n", str(n)] if n else []) + list(extra), check=True, timeout=900)
         return json.loads(result.read_text())
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -54,15 +55,18 @@ def stats(values: list[float]) -> dict[str, Any]:
     return {"mean": statistics.mean(values), "std": statistics.stdev(values), "n": len(values), "values": values}
 
 
-def series(name: str, folder: Path, variant: str, runs: int, n: int | None) -> tuple[list[float], list[dict[str, Any]]]:
+def series(name: str, folder: Path, variant: str, runs: int, n: int | None,
+           extra: tuple[str, ...] = ()) -> tuple[list[float], list[dict[str, Any]]]:
     scores, records = [], []
     for i in range(runs):
-        result = score_once(folder, variant, n)
+        result = score_once(folder, variant, n, extra)
         if result["outcome"]["kind"] != "scored":
             raise SystemExit(f"{name} run {i + 1} was not scored: {result['outcome']}")
-        timed = [c for c in result["details"]["calls"] if c["phase"].startswith("timed call")]
+        timed = [c for c in result["details"]["calls"] if c["phase"].startswith("timed ")]
         record = {"score": result["outcome"]["value"], "time_ms": result["details"]["time_ms"],
-                  "timed_ms": [c["total_ms"] for c in timed], "go_to_done_ms": [c["go_to_done_ms"] for c in timed],
+                  "calls_per_round": result["details"].get("calls_per_round", 1),
+                  "timed_ms": [c["per_call_ms"] for c in timed],
+                  "go_to_done_ms": [c["go_to_done_ms"] / c["count"] for c in timed],
                   "copy_floor_ms": result["details"].get("copy_floor_ms"), "machine": result["details"]["machine"]}
         scores.append(record["score"])
         records.append(record)
@@ -101,6 +105,7 @@ def main() -> int:
     p.add_argument("--variant", required=True, choices=["mini", "gpu"])
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--n", type=int, help="input length (default: the variant's)")
+    p.add_argument("--calls-per-round", type=int, help="calls per round (default: the variant's)")
     p.add_argument("--overhead-runs", type=int, default=0, help="reference runs at n = 1024 (protocol overhead)")
     p.add_argument("--reference-dir", help="unpacked reference archive (default: unpack to a temp folder)")
     p.add_argument("--json", help="write everything measured here")
@@ -109,13 +114,14 @@ def main() -> int:
     p.add_argument("--note", default="", help="free text recorded in --entry")
     args = p.parse_args()
     ref = Path(args.reference_dir) if args.reference_dir else unpack.unpack(tempfile.mkdtemp())
+    extra = ("--calls-per-round", str(args.calls_per_round)) if args.calls_per_round else ()
     folders = {"start": ENV_DIR / "workspace" / args.variant / "solution", "reference": ref / args.variant}
     out: dict[str, Any] = {"variant": args.variant, "n": args.n, "load_average_before": os.getloadavg()}
     for name, folder in folders.items():
-        scores, records = series(name, folder, args.variant, args.runs, args.n)
+        scores, records = series(name, folder, args.variant, args.runs, args.n, extra)
         out[name] = {**stats(scores), "records": records}
     if args.overhead_runs:
-        _, records = series("overhead", folders["reference"], args.variant, args.overhead_runs, 1024)
+        _, records = series("overhead", folders["reference"], args.variant, args.overhead_runs, 1024, extra)
         out["overhead"] = {"n": 1024, "records": records,
                            "median_ms": statistics.median(t for r in records for t in r["timed_ms"]),
                            "go_to_done_median_ms": statistics.median(t for r in records for t in r["go_to_done_ms"])}
