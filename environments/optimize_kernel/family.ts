@@ -1,6 +1,6 @@
 /**
  * @module
- * Optimize a Kernel (`optimize_kernel`): Write a fast prefix sum of the values that follow an odd count of positive numbers. Raw score: ln(milliseconds) of the median of five timed calls on fresh random inputs; lower is better.
+ * Optimize a Kernel (`optimize_kernel`): Write a fast prefix sum of the values that follow an odd count of positive numbers. Raw score: ln(milliseconds per call) of the median of five timed rounds on fresh random inputs (a round: one call on mini, 64 on the GPU); lower is better.
  * The three variants share one grader (`grader/score.py`, which reads REBENCH_VARIANT) and differ in
  * workspace, instructions, resources and constants; `paper` is `gpu` with the paper's text and constants.
  * The reference solutions stay in the encrypted `reference/reference.zip`: the replay agent's actions
@@ -40,7 +40,7 @@ export function defineKernelEnvironment(options: { name?: string; moduleUrl?: st
     name: options.name ?? "optimize_kernel",
     title: "Optimize a Kernel",
     summary:
-      "Write a fast prefix sum of the values that follow an odd count of positive numbers. Raw score: ln(milliseconds) of the median of five timed calls on fresh random inputs; lower is better.",
+      "Write a fast prefix sum of the values that follow an odd count of positive numbers. Raw score: ln(milliseconds per call) of the median of five timed rounds on fresh random inputs (a round: one call on mini, 64 on the GPU); lower is better.",
     canary: "ecca2186-2e7c-42f5-b36a-c361cba02702",
     scoring: { direction: "min", aggregation: "min" },
     moduleUrl: options.moduleUrl ?? import.meta.url,
