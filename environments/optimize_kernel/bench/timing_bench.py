@@ -83,31 +83,54 @@ def load(path: Path, name: str) -> Any:
     return module
 
 
+class Device:
+    """The few torch.cuda calls the in-process bench makes; ``cpu`` stands them in (a dry run of this script)."""
+
+    def __init__(self, torch: Any, kind: str) -> None:
+        import contextlib
+
+        self.torch, self.kind = torch, kind
+        if kind == "cuda":
+            if not torch.cuda.is_available():
+                raise SystemExit("timing_bench inprocess: torch sees no CUDA GPU")
+            self.synchronize = torch.cuda.synchronize
+            # runner.py's per-call synchronize, taken the same way
+            self.device_sync = getattr(torch._C, "_cuda_synchronize", None) or torch.cuda.synchronize
+            self.new_stream, self.stream, self.empty_cache = torch.cuda.Stream, torch.cuda.stream, torch.cuda.empty_cache
+        else:
+            self.synchronize = self.device_sync = self.empty_cache = lambda: None
+            self.new_stream = lambda: None
+            self.stream = lambda s: contextlib.nullcontext()
+
+    def timed_ms(self, fn: Callable[[], Any]) -> float:
+        """CUDA events around fn(), synchronized (the host clock on the CPU)."""
+        if self.kind != "cuda":
+            t = time.perf_counter()
+            fn()
+            return (time.perf_counter() - t) * 1e3
+        start, end = self.torch.cuda.Event(enable_timing=True), self.torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        self.torch.cuda.synchronize()
+        return start.elapsed_time(end)
+
+
 def inprocess(args: argparse.Namespace) -> int:
     import torch
 
     import prefix
 
-    if not torch.cuda.is_available():
-        raise SystemExit("timing_bench inprocess: torch sees no CUDA GPU")
-    sync = getattr(torch._C, "_cuda_synchronize", None) or torch.cuda.synchronize
+    dev = Device(torch, args.device)
     ref = Path(args.reference_dir)
     n, k = args.n, args.calls_per_round
     out: dict[str, Any] = {"machine": machine(), "n": n, "calls_per_round": k, "reps": args.reps, "rows": {}}
     print(f"inprocess: n = {n}, K = {k}, {out['machine']}", flush=True)
-    xs = [torch.randint(prefix.LOW, prefix.HIGH, (n,), dtype=torch.int32, device="cuda") for _ in range(k)]
-    torch.cuda.synchronize()
+    xs = [torch.randint(prefix.LOW, prefix.HIGH, (n,), dtype=torch.int32, device=args.device) for _ in range(k)]
+    dev.synchronize()
 
     def events_ms(fn: Callable[[Any], Any], inputs: list[Any], reps: int) -> list[float]:
-        times = []
-        for i in range(reps):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn(inputs[i % len(inputs)])
-            end.record()
-            torch.cuda.synchronize()
-            times.append(start.elapsed_time(end))
-        return times
+        return [dev.timed_ms(lambda: fn(inputs[i % len(inputs)])) for i in range(reps)]
 
     scratch = torch.empty_like(xs[0])
     copy = events_ms(lambda x: scratch.copy_(x), xs[:4], 2 * args.reps)
@@ -117,35 +140,35 @@ def inprocess(args: argparse.Namespace) -> int:
 
     for name in SOLUTIONS:
         t_start = time.monotonic()
-        row: dict[str, Any] = {"label": LABELS[name]}
+        row: dict[str, Any] = {"label": LABELS[name], "problems": []}
         out["rows"][name] = row
         try:
             fn = load(solution_dir(name, ref) / "solution.py", f"bench_{name}").prefix_sum
             for length in (4097, n):  # exact, and compiled for both sizes
                 x = xs[0][:length]
-                row.setdefault("problems", [])
                 index = prefix.first_difference(fn(x), prefix.expected_torch(x))
                 if index is not None:
                     row["problems"].append(f"n={length}: first different index {index}")
             row["correct"] = not row["problems"]
             for x in xs[:4]:  # warm-up, as the original's four
                 fn(x)
-            torch.cuda.synchronize()
+            dev.synchronize()
             ev = events_ms(fn, xs[:4], args.reps)
             row["events"] = {"median_ms": statistics.median(ev), "min_ms": min(ev)}
             walls = []
             for i in range(args.reps):
-                torch.cuda.synchronize()
+                dev.synchronize()
                 t = time.perf_counter()
                 fn(xs[i % 4])
-                torch.cuda.synchronize()
+                dev.synchronize()
                 walls.append((time.perf_counter() - t) * 1e3)
             row["wall"] = {"median_ms": statistics.median(walls), "min_ms": min(walls)}
             if name == "reference":
                 small = events_ms(fn, [x[:1024] for x in xs[:4]], args.reps)
                 row["events_n1024"] = {"median_ms": statistics.median(small), "min_ms": min(small)}
-            for mode in ("loop", "nosync", "streams"):
-                per_call, ok = batch_ms(torch, fn, xs, mode, sync, prefix if mode == "streams" else None)
+            # The start's temporaries (several GB a call) cannot be shared between 64 streams: no streams row.
+            for mode in ("loop", "nosync") if name == "start" else ("loop", "nosync", "streams"):
+                per_call, ok = batch_ms(dev, fn, xs, mode, prefix if mode == "streams" else None)
                 row[mode] = {"median_ms": statistics.median(per_call), "min_ms": min(per_call), "rounds": per_call}
                 if ok is not None:
                     row[mode]["outputs_correct"] = ok
@@ -155,30 +178,30 @@ def inprocess(args: argparse.Namespace) -> int:
             row["error"] = traceback.format_exc()[-1500:]
             print(f"{name}: FAILED {e!r}", flush=True)
         row["seconds"] = round(time.monotonic() - t_start, 1)
-        torch.cuda.empty_cache()
+        dev.empty_cache()
         print(f"{name}: " + json.dumps({key: value for key, value in row.items() if key != "label"}), flush=True)
         save(args.json, out)
     return 0
 
 
-def batch_ms(torch: Any, fn: Callable[[Any], Any], xs: list[Any], mode: str, sync: Callable[[], None],
-             prefix: Any, rounds: int = 5) -> tuple[list[float], bool | None]:
+def batch_ms(dev: Device, fn: Callable[[Any], Any], xs: list[Any], mode: str, prefix: Any,
+             rounds: int = 5) -> tuple[list[float], bool | None]:
     """Per-call ms of ``rounds`` rounds of len(xs) calls; for streams also whether the last round was exact."""
-    streams = [torch.cuda.Stream() for _ in xs] if mode == "streams" else []
+    streams = [dev.new_stream() for _ in xs] if mode == "streams" else []
     times, ys = [], []
     for _ in range(rounds + 1):  # the first round warms the allocator up (a round keeps all its outputs)
         ys = []
-        torch.cuda.synchronize()
+        dev.synchronize()
         t = time.perf_counter()
         for i, x in enumerate(xs):
             if mode == "streams":
-                with torch.cuda.stream(streams[i]):
+                with dev.stream(streams[i]):
                     ys.append(fn(x))
             else:
                 ys.append(fn(x))
                 if mode == "loop":
-                    sync()
-        torch.cuda.synchronize()
+                    dev.device_sync()
+        dev.synchronize()
         times.append((time.perf_counter() - t) * 1e3 / len(xs))
     ok = None
     if prefix is not None:
@@ -259,7 +282,7 @@ def report(args: argparse.Namespace) -> int:
     rows, entries = inproc.get("rows", {}), grade.get("entries", {})
     k = grade.get("calls_per_round") or inproc.get("calls_per_round")
     lines = [f"Machine: {json.dumps(grade.get('machine') or inproc.get('machine'))}", "",
-             f"n = 10^8 int32. In-process: this process, fresh inputs (bench/timing_bench.py inprocess). Graded: "
+             f"n = {inproc.get('n', '10^8')} int32. In-process: this process, fresh inputs (bench/timing_bench.py inprocess). Graded: "
              f"grader/score.py, median over scoring calls of the median timed round's time per call, K = {k} calls "
              "per round (and K = 1, the protocol before rounds).", "",
              f"| solution | CUDA events ms | time.time + sync ms | runner loop in-process ms | graded K={k} ms (runs) "
@@ -337,6 +360,8 @@ def main() -> int:
         if name == "inprocess":
             s.add_argument("--n", type=int, default=100_000_000)
             s.add_argument("--reps", type=int, default=50)
+            s.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
+                           help="cpu: a dry run of this script (host clock, no streams; Triton needs TRITON_INTERPRET=1)")
         else:
             s.add_argument("--runs", type=int, default=3, help="scoring calls of the reference and the best-known")
             s.add_argument("--other-runs", type=int, default=1, help="scoring calls of the start and the look-back")
