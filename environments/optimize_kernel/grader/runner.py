@@ -70,7 +70,11 @@ def main() -> int:
         if kind == "exit":
             return 0
         if kind == "setup":
-            buffers = setup_buffers(message, fds, args.device, driver)
+            try:
+                buffers = setup_buffers(message, fds, args.device, driver)
+            except BaseException:  # noqa: BLE001 - the grader reports it as its own failure, with this text
+                channel.send({"kind": "setup_error", "error": traceback.format_exc()[-TRACE_CHARS:]})
+                return 1
             spin = float(message.get("spin", 0.0))
             channel.send({"kind": "setup_ok"})
         elif kind == "go":

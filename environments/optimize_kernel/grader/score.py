@@ -129,7 +129,13 @@ def grade(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any], dic
         details["child"] = ready
         message, fds = buffers.setup_message()
         channel.send(message, fds)
-        calls.receive(channel, load_timeout)
+        phase = "mapping the grader's buffers"
+        mapped = calls.receive(channel, load_timeout)
+        if mapped.get("kind") != "setup_ok":
+            details["output_tail"] = proc.output_tail()
+            return outcome_error("the solution's process could not map the grader's buffers (usually a machine or "
+                                 "grader problem; the solution's module runs in that process too): "
+                                 f"{str(mapped.get('error', mapped))[-1500:]}"), {}, details
         sizes = [(SANITY_N, 1)] + [(n, count)] * (WARMUPS + TIMED_ROUNDS)
         for phase, (m, k) in zip(phase_names(count), sizes):
             record = calls.run_round(channel, buffers, m, k, call_timeout)
@@ -139,7 +145,7 @@ def grade(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any], dic
                 return outcome_invalid(f"{phase} (n={m}): {record['problem']}"), {"n": m, **shown}, details
         finished = True
     except ChannelTimeout:
-        timeout = load_timeout if phase == "loading solution.py" else call_timeout
+        timeout = load_timeout if phase in ("loading solution.py", "mapping the grader's buffers") else call_timeout
         details["output_tail"] = proc.output_tail()
         return outcome_timed_out(timeout), {"n": n, "timed_out_in": phase}, details
     except BadMessage as e:

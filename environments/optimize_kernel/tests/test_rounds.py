@@ -114,6 +114,16 @@ def test_the_floor_check_applies_per_call(public_dir):
     assert ok["details"]["copy_floor_ms"] == 20
 
 
+def test_a_failure_to_map_the_graders_buffers_is_an_error_with_its_traceback(public_dir):
+    # Stands in for a GPU machine where the agent's process cannot import the grader's device buffers.
+    text = GOOD + ("\nimport sys\n\ndef _no_map(*args):\n    raise RuntimeError('cannot map the buffers here')\n\n"
+                   "sys.modules['__main__'].setup_buffers = _no_map\n")
+    result = grade(install_solution(public_dir, text=text))
+    assert result["outcome"]["kind"] == "error", result["outcome"]
+    assert "could not map the grader's buffers" in result["outcome"]["message"]
+    assert "cannot map the buffers here" in result["outcome"]["message"]
+
+
 @pytest.mark.parametrize("name", ["stack_walk", "skip_synchronize", "memoize", "view_of_input", "crash",
                                   "nan_output"])
 def test_the_exploits_are_not_scored_in_rounds(name, public_dir):
