@@ -317,6 +317,16 @@ def report(args: argparse.Namespace) -> int:
                             f"{'PASS' if ratio is not None and ratio <= TARGET else 'FAIL'} (target <= {TARGET})")
     floor = inproc.get("copy_floor", {}).get("median_ms")
     lines += ["", f"Device copy of an input (the floor): {fmt(floor, 4)} ms in-process."]
+    graded_floors = [r["copy_floor_ms"] for e in entries.values() if e.get("n") == inproc.get("n", 100_000_000)
+                     for r in e.get("runs", []) if r.get("copy_floor_ms")]
+    best = summary["solutions"].get("gpu_twopass", {}).get("graded_ms")
+    if graded_floors:
+        bound = 0.9 * min(graded_floors)
+        lines.append(f"The grader's own copy (fastest seen in a scoring call): {min(graded_floors):.4f} ms; the floor check "
+                     f"refuses rounds below 0.9 x that = {bound:.4f} ms per call (ln {math.log(bound):.3f}), against "
+                     f"{fmt(best, 4)} ms graded for the best-known kernel"
+                     + (f" (ln {math.log(best):.3f}, {best / bound:.2f} x the bound)." if best else "."))
+        summary["floor_check_bound_ms"] = bound
     small = rows.get("reference", {}).get("events_n1024", {}).get("median_ms")
     for key in (f"overhead n=1024 K={k}", "overhead n=1024 K=1"):
         entry = entries.get(key, {})
@@ -333,6 +343,17 @@ def report(args: argparse.Namespace) -> int:
     if checks:
         lines.append(f"Grader's copy-and-check phase after each round's clock: median {statistics.median(checks):.1f} ms "
                      "per round.")
+    for name in ("reference", "gpu_twopass"):
+        row = rows.get(name, {})
+        loop, events = row.get("loop", {}).get("median_ms"), row.get("events", {}).get("median_ms")
+        if loop and events:
+            lines.append(f"{name}: the runner's loop in-process minus CUDA events = {loop - events:+.4f} ms per call "
+                         "(the per-call synchronize and the loop).")
+    seconds = {name: [r["seconds"] for r in entries.get(f"{name} K={k}", {}).get("runs", []) if "seconds" in r]
+               for name in SOLUTIONS}
+    if any(seconds.values()):
+        lines.append("Seconds per scoring call (grader start to result): " + "; ".join(
+            f"{name} {', '.join(f'{v:.0f}' for v in vals)}" for name, vals in seconds.items() if vals) + ".")
     ln = {name: entries.get(f"{name} K={k}", {}).get("ln_ms") for name in ("start", "reference")}
     if ln["start"] and ln["reference"]:
         lines.append(f"ln ms of the graded runs (a preview of the calibration): start {', '.join(f'{v:.4f}' for v in ln['start'])}; "
