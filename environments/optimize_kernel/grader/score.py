@@ -70,7 +70,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--solution", help="default: $REBENCH_WORKSPACE/solution/solution.py")
     p.add_argument("--result", default=env.get("REBENCH_RESULT"), help="default: $REBENCH_RESULT")
     p.add_argument("--n", type=int, help="input length (default: the variant's); for tests")
-    p.add_argument("--call-timeout", type=float, help="seconds per call (default 20)")
+    p.add_argument("--call-timeout", type=float, help="seconds per round (default 20)")
     p.add_argument("--load-timeout", type=float, help="seconds to import solution.py (default 120)")
     p.add_argument("--calls-per-round", type=int, help="calls per warm-up and timed round (default: the "
                    "variant's, 1 on mini and 64 on the GPU); for tests and benches")
