@@ -64,7 +64,10 @@ describe("contention text", () => {
   });
 
   test("the participant's note says the timing is slower and not comparable", () => {
-    expect(contentionNote(flagged)).toMatch(/^other work used 1\.3 of 2 CPUs .* slower than on a quiet machine and not comparable/);
+    expect(contentionNote(flagged)).toBe(
+      "while this was scored, other work on this machine used 1.3 of 2 CPUs (1 other rebench sandbox running): this timing is slower " +
+        "than on a quiet machine and not comparable with other scores; a later scoring may be fairer",
+    );
   });
 
   test("contentionOf() reads an entry's details, and ignores entries without the numbers", () => {

@@ -114,7 +114,7 @@ export function contentionWarning(c: Contention): string {
 /** The note a participant (agent or human) sees beside a flagged score. */
 export function contentionNote(c: Contention): string {
   return (
-    `other work used ${describeOtherWork(c)} of this machine while this was scored, so this timing is slower than on a ` +
+    `while this was scored, other work on this machine used ${describeOtherWork(c)}: this timing is slower than on a ` +
     "quiet machine and not comparable with other scores; a later scoring may be fairer"
   );
 }
