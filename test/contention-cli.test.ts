@@ -40,7 +40,7 @@ describe("scores under contention", () => {
     const [result] = JSON.parse(stdout).runs;
     expect(result.contendedScores).toBeGreaterThanOrEqual(2); // the `score` action and the final scoring at least
     expect(stderr).toMatch(
-      new RegExp(`rebench: warning: run ${result.runId} \\(${family.name}/mini\\) was scored while other work used up to \\d\\.\\d of \\d+ CPUs.*: this timing is not comparable; score again on a quiet machine`),
+      new RegExp(`rebench: warning: run ${result.runId} \\(${family.name}/mini\\) had \\d of its \\d scorings taken while other work used up to \\d\\.\\d of \\d+ CPUs.*: this timing is not comparable; score again on a quiet machine`),
     );
     const observations = await inStore(db, async (store) => (await store.events(result.runId)).map((e) => e.event).filter((e) => e.type === "observation" && e.tool === "score"));
     expect(observations).toHaveLength(1);

@@ -17,10 +17,10 @@ export async function warnContended(io: Io, store: RunStore, runs: readonly RunS
     const worst = flagged.reduce<Contention | undefined>((a, c) => (a === undefined || (c.otherCpus ?? 0) > (a.otherCpus ?? 0) ? c : a), undefined);
     if (worst === undefined) continue;
     const { environment, variant } = run.spec;
-    const which = run.scoreCalls === 1 ? "" : ` (${flagged.length} of its ${run.scoreCalls} scorings)`;
+    const what = run.scoreCalls === 1 ? "was scored" : `had ${flagged.length} of its ${run.scoreCalls} scorings taken`;
     const warning =
-      `warning: run ${run.id} (${environment}/${variant}) was scored while other work used ${flagged.length > 1 ? "up to " : ""}` +
-      `${describeOtherWork(worst)}${which}: this timing is not comparable; score again on a quiet machine`;
+      `warning: run ${run.id} (${environment}/${variant}) ${what} while other work used ${flagged.length > 1 ? "up to " : ""}` +
+      `${describeOtherWork(worst)}: this timing is not comparable; score again on a quiet machine`;
     io.err(`rebench: ${warning}\n`);
     warnings.push(warning);
   }
