@@ -11,6 +11,7 @@ import { terminalContract } from "../terminal.case.js";
 import { commandWorks } from "../which.js";
 import { runtimeFiles } from "../layout.js";
 import { LocalBackend } from "./local-backend.js";
+import { cgroupVersion } from "./limit-groups.js";
 
 const root = tempDir("rebench-sandboxes-");
 const backend = new LocalBackend({ root });
@@ -37,6 +38,19 @@ describe.skipIf(!commandWorks("bwrap", ["--version"]))("LocalBackend", () => {
       isolation: { networkBlocked: true, protectedUnreadable: true, limitsApplied: true, runsAsSeparateUser: true, jailHolds: true },
     });
     expect(check.problems).toEqual([]);
+  });
+
+  test.skipIf(skip !== undefined || cgroupVersion() === undefined)("with cgroups, cpuSeconds() is measured: the sandbox's own group counts its CPU time", async () => {
+    const sandbox = await backend.create({ id: `cpu${process.pid}`, limits: { memoryMb: 256, processes: 64 } });
+    try {
+      await sandbox.exec("true");
+      const before = await sandbox.cpuSeconds();
+      expect(before).toEqual(expect.any(Number));
+      await sandbox.exec("python3 -c 'import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass'");
+      expect((await sandbox.cpuSeconds())! - before!).toBeGreaterThanOrEqual(0.5);
+    } finally {
+      await sandbox.destroy();
+    }
   });
 
   test("without root it still runs, hides the protected directory and the network, and says what is lost", async () => {

@@ -82,6 +82,10 @@ export class LocalSandbox implements TerminalSandbox {
     return pauseThrough(await this.executor("agent"));
   }
 
+  async cpuSeconds(): Promise<number | undefined> {
+    return this.meta.cgroups ? sandboxGroups(this.id, this.meta.cgroups).cpuSeconds() : undefined;
+  }
+
   /** An interactive shell as the agent, in the agent's namespace (which a command must have started). */
   terminalCommand(request: TerminalRequest): TerminalCommand {
     if (this.destroyed) throw new InfrastructureError(`sandbox ${this.id} has been destroyed`);
