@@ -131,6 +131,18 @@ setInterval(() => {}, 1000);
     }
   });
 
+  test.skipIf(skip !== undefined)("the host's bubblewrap is at /opt/rebench/bin/bwrap for the one-shot jail, wherever the host keeps it", async () => {
+    const sandbox = await backend.create({ id: `bw${process.pid}`, limits: { memoryMb: 256, processes: 64 } });
+    try {
+      for (const user of ["agent", "grader"] as const) {
+        const result = await sandbox.exec("/opt/rebench/bin/bwrap --version", { user });
+        expect(result.stdout, user).toMatch(/^bubblewrap \d/);
+      }
+    } finally {
+      await sandbox.destroy();
+    }
+  });
+
   test.skipIf(skip !== undefined)("agentCpus limits the agent's processes to that share of a CPU; the grader's run at full speed", async () => {
     const sandbox = await backend.create({ id: `cpu${process.pid}`, limits: { memoryMb: 256, processes: 64, agentCpus: 0.05 } });
     try {

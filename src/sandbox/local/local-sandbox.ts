@@ -219,6 +219,8 @@ export function jailConfig(meta: Pick<LocalSandboxMetadata, "jailAgentCalls" | "
     always: meta.jailAgentCalls ?? false,
     keep: [...(meta.venv ? [meta.venv] : []), ...(base ? [base] : []), ...readOnly],
     writableMounts: meta.mounts.filter((m) => m.readOnly === false).map((m) => m.target),
+    // host-dirs.ts binds the host's bubblewrap there in every namespace.
+    bwrap: SANDBOX_PATHS.bwrap,
   };
 }
 
