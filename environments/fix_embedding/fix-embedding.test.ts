@@ -79,6 +79,8 @@ describe("fix_embedding (tiny profile, real sandbox)", () => {
       "load_from_elsewhere",
       "read_hidden_splits",
       "read_permutation_seed",
+      "rebuild_hidden_split",
+      "rebuild_original_model",
     ]);
     expect(result.allBlocked).toBe(true);
   }, 600_000);
