@@ -38,7 +38,7 @@ describe("the compiled CLI", () => {
       JSON.parse(
         execFileSync(
           process.execPath,
-          ["--input-type=module", "-e", "const m = await import('./dist/src/scoring/probe-machine.js'); console.log(JSON.stringify(await m.probeMachine()))"],
+          ["--input-type=module", "-e", "const m = await import('./dist/src/core/probe-machine.js'); console.log(JSON.stringify(await m.probeMachine()))"],
           { cwd: REPO_ROOT, encoding: "utf8" },
         ),
       ) as { rebenchCommit: string };

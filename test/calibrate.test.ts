@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { type CalibrationFile, type MachineInfo, scoreStats } from "../src/core/index.js";
 import { readCalibrationFile } from "../src/environments/index.js";
-import { probeMachine } from "../src/scoring/probe-machine.js";
+import { probeMachine } from "../src/core/index.js";
 import { SqliteRunStore } from "../src/store/index.js";
 import { rebench } from "./helpers/cli.js";
 import { defineEchoCopy, echoCopy, FIXTURES_DIR } from "./helpers/echo-copy.js";

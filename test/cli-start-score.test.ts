@@ -43,6 +43,13 @@ describe("rebench start", () => {
     const { run, log } = await runOf(dir);
     expect(run).toMatchObject({ state: "running", spec: { participant: { kind: "human", alias: "alice" }, config: { driver: "cli", sandbox: TEST_BACKEND } } });
     expect(log).toHaveLength(1);
+    const shown = await rebench("runs", "show", run.id, "--db", db, "--json");
+    const { provenance } = JSON.parse(shown.stdout) as { provenance: Record<string, unknown> };
+    // Traceable: which rebench (a commit of this checkout) and which environment files produced the scores.
+    expect(provenance).toMatchObject({ rebenchVersion: "0.1.0", eventSchemaVersion: 2 });
+    expect(provenance.rebenchCommit).toMatch(/^[0-9a-f]{12}(-dirty)?$/);
+    expect(provenance.environmentDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect((await rebench("runs", "show", run.id, "--db", db)).stdout).toMatch(/^provenance: {2}rebench 0\.1\.0 \([0-9a-f]{12}/m);
   });
 
   test("refuses a directory that is not empty, an unknown environment and an unavailable variant", async () => {

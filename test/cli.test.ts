@@ -1,3 +1,4 @@
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { SqliteRunStore } from "../src/store/index.js";
@@ -109,6 +110,34 @@ describe("rebench runs", () => {
     const store = SqliteRunStore.open(path.join(home, "rebench.db"));
     expect(await store.listRuns()).toEqual([]);
     await store.close();
+  });
+  test("--db with a URL exits 2, lists the supported store and creates no file", async () => {
+    const cwd = path.join(dir, "cwd-db-url");
+    mkdirSync(cwd);
+    const home = path.join(dir, "home-db-url");
+    const cases = [
+      ["runs", "list", "--db", "postgres://rebench@db.example/runs"],
+      ["report", "--db", "postgresql://db.example/runs"],
+      ["main", "--db", "postgres://db.example/runs"],
+      ["start", "optimize_kernel", "--variant", "mini", "--dir", "work", "--db", "mysql://db.example/runs"],
+    ];
+    for (const args of cases) {
+      const result = await rebenchProcess(args, { REBENCH_HOME: home }, { cwd });
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr, args.join(" ")).toMatch(/the supported store is a SQLite file path/);
+    }
+    const postgres = await rebenchProcess(cases[0]!, { REBENCH_HOME: home }, { cwd });
+    expect(postgres.stderr).toMatch(/rebench: --db postgres:\/\/rebench@db\.example\/runs: a PostgreSQL store is not supported yet/);
+    expect(readdirSync(cwd)).toEqual([]);
+    expect(existsSync(home)).toBe(false);
+  });
+
+  test("--db sqlite:PATH and sqlite:///PATH name a SQLite file", async () => {
+    for (const [i, prefix] of ["sqlite:", "sqlite://"].entries()) {
+      const file = path.join(dir, `prefixed-${i}.db`);
+      expect(await rebench("runs", "list", "--db", `${prefix}${file}`)).toMatchObject({ code: 0, stdout: "no runs\n" });
+      expect(existsSync(file)).toBe(true);
+    }
   });
 });
 

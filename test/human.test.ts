@@ -59,6 +59,9 @@ describe.skipIf(!tmuxAvailable())("rebench human (driven through tmux)", () => {
     const screen = await session.waitFor(/^REBENCH_EXIT=\d+$/m);
     expect(screen).toMatch(/^REBENCH_EXIT=0$/m);
     expect(screen).toMatch(/^run r\w+ finished \(submitted\): raw -?\d+\.\d+, normalized \d/m);
+    // submit ends the shell with SIGHUP; no shell between `script` and the terminal reports it.
+    expect(screen).toMatch(/the result follows\.\n\nrun r\w+ finished/);
+    expect(screen).not.toMatch(/Hangup/);
 
     const { run, events, log } = await humanRun();
     expect(run).toMatchObject({ state: "finished", stopReason: "submitted", spec: { participant: { kind: "human", alias: "human" }, timeLimitSeconds: 600 } });
@@ -73,6 +76,7 @@ describe.skipIf(!tmuxAvailable())("rebench human (driven through tmux)", () => {
     expect(readFileSync(files.input, "utf8")).toContain('submit -y "accumulate in one pass"');
     expect(existsSync(files.timing)).toBe(true);
     expect(files.tail).toMatch(/submitting: the shell closes now/);
+    expect(readFileSync(files.output, "utf8")).not.toMatch(/Hangup/);
 
     const report = await rebench("report", "--db", db, "--budgets", "10m");
     expect(report.code, report.stderr).toBe(0);
@@ -84,6 +88,7 @@ describe.skipIf(!tmuxAvailable())("rebench human (driven through tmux)", () => {
     await session.waitFor(/left\] \S*workspace[#$] $/m);
     session.type("echo working");
     const screen = await session.waitFor(/^REBENCH_EXIT=\d+$/m, { timeoutMs: 40_000 });
+    expect(screen).not.toMatch(/Hangup/);
     expect(screen).toMatch(/^run r\w+ finished \(limit: time is up\): raw -?\d/m);
     const { run, events } = await humanRun();
     expect(run).toMatchObject({ state: "finished", stopReason: "limit" });

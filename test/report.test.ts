@@ -246,6 +246,26 @@ describe("rebench report over a METR-format file of about 2,000 runs", () => {
   });
 });
 
+describe("rebench report over METR's run endings", () => {
+  test("usage-limit endings are named as the normal ending; only other fatal errors warn, by kind", async () => {
+    const file = path.join(dir, "endings.jsonl");
+    const fatal = ["usageLimits", "usageLimits", "usageLimits", "serverError", "agent", "serverError", null];
+    const rows = fatal.map((from, i) =>
+      JSON.stringify({ run_id: i, task_id: "ai_rd_fix_embedding/main", alias: i % 2 ? "model-a" : "human", score: 0.1 * i, time_limit: i % 2 ? 7200 : 0, fatal_error_from: from }),
+    );
+    writeFileSync(file, `${rows.join("\n")}\n`);
+    const result = await rebench("report", "--runs-file", file, "--format", "metr", "--budgets", "8h", "--bootstrap", "0");
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^3 run\(s\) ended at their usage limit \(fatal_error_from "usageLimits"\), as RE-Bench runs normally do\.$/m);
+    expect(result.stderr).toMatch(/^Warning: 3 run\(s\) ended in a fatal error \(fatal_error_from: 2 serverError, 1 agent\); their scores are used as recorded\.$/m);
+    expect(result.stderr).not.toMatch(/\d usageLimits/);
+
+    writeFileSync(file, `${rows.slice(0, 3).join("\n")}\n`);
+    const normal = await rebench("report", "--runs-file", file, "--format", "metr", "--budgets", "8h", "--bootstrap", "0", "--json");
+    expect(JSON.parse(normal.stdout).input.notes).toEqual(['3 run(s) ended at their usage limit (fatal_error_from "usageLimits"), as RE-Bench runs normally do.']);
+  });
+});
+
 describe("rebench report refuses what it cannot use, saying what to do", () => {
   test("a missing runs file exits 3", async () => {
     const { code, stderr } = await rebench("report", "--runs-file", path.join(dir, "nope.jsonl"));

@@ -13,7 +13,7 @@ import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, stat
 import path from "node:path";
 import { promisify } from "node:util";
 import type { VariantPreparation } from "../../src/environments/contract.js";
-import { rebenchHome } from "../../src/assets/home.js";
+import { rebenchHome } from "../../src/core/index.js";
 import { pythonExecutable } from "../../src/assets/python.js";
 import { sourceDir } from "../../src/environments/source-dir.js";
 

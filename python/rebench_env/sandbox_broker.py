@@ -55,7 +55,8 @@ class Broker:
         self.jail = JailConfig.from_json(config.get("jail"), executor.config["workspace"], os.path.join(here, "jail_init.py"))
         self.calls: set[int] = set()
         """Pids (= session ids) of the calls running now: a freeze leaves them, and what they started, alone."""
-        executor.freezer.excluded.append(lambda: self.calls)  # type: ignore[union-attr]
+        if executor.freezer is not None:
+            executor.freezer.excluded.append(lambda: self.calls)
         path = config["path"]
         directory = os.path.dirname(path)
         os.makedirs(directory, exist_ok=True)
@@ -123,6 +124,8 @@ class Broker:
             options = req.get("jailOptions") or {}
             if not jailed and (options.get("binds") or options.get("forwards")):
                 raise ValueError("binds and forwards need a jailed call (--jail)")
+            if jailed and self.ex.freezer is None:
+                raise ValueError("jailed calls need a sandbox's agent executor (this one runs outside a sandbox)")
             if jailed:
                 # Frozen before the workspace is searched for sockets: nothing can add one until the jail is gone.
                 self.ex.freezer.hold()

@@ -44,7 +44,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from sandbox_jail import AgentFreezer, mount_full_proc
+from sandbox_jail import AgentFreezer, in_host_pid_namespace, mount_full_proc
 from sandbox_spawn import (Capture, Identity, Limits, describe_status, kill_session, no_new_privileges,
                            restrict_capabilities, spawn)
 
@@ -85,8 +85,10 @@ class Executor:
         self.state_dir = config["stateDir"]
         agent = self.users.get("agent")
         self.freezer: AgentFreezer | None = None
-        """Stops the agent's processes while a jailed call or a scoring call needs it (executors that run the agent)."""
-        if agent is not None:
+        """Stops the agent's processes while a jailed call or a scoring call needs it: only in a sandbox's own
+        process namespace, which a sandbox backend's configuration says (``broker.jail``) and the namespace
+        confirms (never the host's: there the agent's uid may be everyone's)."""
+        if agent is not None and (config.get("broker") or {}).get("jail") is not None and not in_host_pid_namespace():
             self.freezer = AgentFreezer(agent.uid if agent.uid is not None else os.geteuid())
         self.freeze_holds: dict[int, int] = {}
         """Holds on the freezer per control connection (id of the socket): released when it closes."""
@@ -214,7 +216,7 @@ class Executor:
                 _send(conn, {"id": rid, "event": "ok"})
             elif op in ("freeze", "thaw"):
                 if self.freezer is None:
-                    raise ValueError(f"this executor does not run the agent's processes, so it cannot {op} them")
+                    raise ValueError(f"this executor is not a sandbox's agent executor, so it cannot {op} the agent's processes")
                 holds = self.freeze_holds.get(id(conn), 0)
                 if op == "freeze":
                     self.freezer.hold()

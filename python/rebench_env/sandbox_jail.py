@@ -191,6 +191,17 @@ def mount_full_proc() -> str | None:
     return None
 
 
+HOST_PID_NAMESPACE = "pid:[4026531836]"
+"""The kernel's initial process namespace (PROC_PID_INIT_INO): a freezer must never run there."""
+
+
+def in_host_pid_namespace() -> bool:
+    try:
+        return os.readlink("/proc/self/ns/pid") == HOST_PID_NAMESPACE
+    except OSError:
+        return True
+
+
 def _proc_stat(pid: int) -> tuple[str, int, int] | None:
     """(state, ppid, real uid) of ``pid``, or None if it is gone."""
     try:
@@ -219,6 +230,8 @@ class AgentFreezer:
     """
 
     def __init__(self, uid: int) -> None:
+        if in_host_pid_namespace():
+            raise RuntimeError("refusing to freeze processes in the host's process namespace (not a sandbox)")
         self.uid = uid
         self.excluded: list[Callable[[], Iterable[int]]] = []
         """Each gives pids whose process trees are left running (the broker's calls)."""

@@ -6,7 +6,7 @@
  * cost accounting, which ends the run when it crosses the token or cost budget.
  */
 import type { GenerateRequest, GenerateResult, ModelClient } from "./models/model-client.js";
-import type { AgentSession } from "../runs/tool-api.js";
+import type { AgentSession } from "../core/index.js";
 
 /** Turns the client's retry callbacks (start, end) into one `session.paused` interval per wait. */
 class RetryPauses {

@@ -4,8 +4,7 @@
  * where it may be seen, which way is better, or why the entry is not a score, and the grader's message.
  * One wording for every scaffold and the human shell.
  */
-import type { Direction } from "../core/index.js";
-import type { ScoreView } from "../runs/tool-api.js";
+import type { Direction, ScoreView } from "../core/index.js";
 
 function roundish(value: number): string {
   return Number(value.toPrecision(6)).toString();

@@ -1,6 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { ZERO_USAGE } from "../core/index.js";
-import type { UsageView } from "../runs/tool-api.js";
+import { type UsageView, ZERO_USAGE } from "../core/index.js";
 import { usageNotices } from "./usage-notices.js";
 
 const view = (remaining: UsageView["remaining"], limits: UsageView["limits"]): UsageView => ({ state: "running", usage: ZERO_USAGE, limits, remaining });

@@ -5,8 +5,7 @@
  * it reminds the agent that the solution in the workspace is what gets scored. Pure: the scaffold keeps
  * the set of notices already given.
  */
-import type { LimitName } from "../core/index.js";
-import type { UsageView } from "../runs/tool-api.js";
+import type { LimitName, UsageView } from "../core/index.js";
 
 /** Fractions of a budget at which the agent is told; default 50%, 75%, 90%, 95%. */
 export const DEFAULT_NOTICE_FRACTIONS: readonly number[] = [0.5, 0.75, 0.9, 0.95];

@@ -3,13 +3,13 @@
  * The order environments appear in tables and figures: the paper's order for the seven, then any other
  * name alphabetically.
  */
-import { ENVIRONMENT_NAMES } from "../core/index.js";
+import { PAPER_ENVIRONMENTS } from "../core/index.js";
 
 /** The distinct names in `names`, in report order. */
 export function environmentOrder(names: Iterable<string>): string[] {
   const rank = (name: string) => {
-    const i = (ENVIRONMENT_NAMES as readonly string[]).indexOf(name);
-    return i === -1 ? ENVIRONMENT_NAMES.length : i;
+    const i = (PAPER_ENVIRONMENTS as readonly string[]).indexOf(name);
+    return i === -1 ? PAPER_ENVIRONMENTS.length : i;
   };
   return [...new Set(names)].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }

@@ -7,11 +7,11 @@
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { runtimeFiles } from "../sandbox/layout.js";
+import { repoRoot } from "./python.js";
 
 /** The hidden paths present on this machine (a trailing-component glob such as `python3.*` expanded). */
 export function corpusSourcePaths(): string[] {
-  const file = path.join(runtimeFiles().pythonDir, "rebench_env", "assets", "hidden-sources.json");
+  const file = path.join(repoRoot(), "python", "rebench_env", "assets", "hidden-sources.json");
   const patterns = (JSON.parse(readFileSync(file, "utf8")) as { paths: string[] }).paths;
   return [...new Set(patterns.flatMap(expand).filter((p) => existsSync(p)).map((p) => realpathSync(p)))];
 }

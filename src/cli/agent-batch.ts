@@ -6,13 +6,12 @@
  */
 import path from "node:path";
 import { type RunSummary, RunSpec, type TaskId, type Variant } from "../core/index.js";
-import { registerBuiltinAgents } from "../agents/index.js";
 import { parseModelSpec } from "../agents/models/model-spec.js";
-import type { ReplayStep } from "../agents/replay/replay-actions.js";
-import { agentFor } from "../runs/agents.js";
+import type { ReplayStep } from "../core/index.js";
+import { agentFor } from "../runs/scaffolds.js";
 import { runBatch } from "../runs/batch.js";
 import type { DriveOptions } from "../runs/drive-run.js";
-import { registerBuiltinBackends } from "../runs/builtin-backends.js";
+import { registerBuiltins } from "./builtins.js";
 import { newRunSpec } from "../runs/run-environment.js";
 import { sandboxBackend } from "../runs/sandbox-backends.js";
 import type { RunStore } from "../store/index.js";
@@ -59,8 +58,7 @@ export async function runAgentBatch(
   io: Io,
   options: Pick<DriveOptions, "makeAgent"> = {},
 ): Promise<RunSummary[]> {
-  registerBuiltinAgents();
-  registerBuiltinBackends();
+  registerBuiltins();
   const participant = {
     kind: "agent" as const,
     alias: request.alias ?? defaultAlias(request),
@@ -87,7 +85,7 @@ export async function runAgentBatch(
     }),
   );
   await agentFor(probe);
-  await sandboxBackend(request.backend);
+  sandboxBackend(request.backend);
 
   const batchId = `${request.scaffold}-${request.environment}-${Date.now().toString(36)}`;
   const progress = new BatchProgress({

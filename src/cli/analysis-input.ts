@@ -49,7 +49,15 @@ export async function loadRunsFile(file: string, format: string): Promise<Loaded
   if (families.length > 0) notes.push(`Skipped ${families.map(([f, n]) => `${n} ${f}`).join(", ")} row(s): not RE-Bench families.`);
   if (imported.skippedNoTimeLimit > 0) notes.push(`Skipped ${imported.skippedNoTimeLimit} agent row(s) without a time limit.`);
   if (imported.nullScores > 0) notes.push(`${imported.nullScores} row(s) had no score and count as 0.`);
-  if (imported.fatalErrors > 0) notes.push(`${imported.fatalErrors} row(s) name a fatal error; their scores are used as recorded.`);
+  if (imported.usageLimitEndings > 0) {
+    notes.push(`${imported.usageLimitEndings} run(s) ended at their usage limit (fatal_error_from "usageLimits"), as RE-Bench runs normally do.`);
+  }
+  const fatal = Object.entries(imported.fatalErrors).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
+  const fatalCount = fatal.reduce((sum, [, n]) => sum + n, 0);
+  if (fatalCount > 0) {
+    const kinds = fatal.map(([kind, n]) => `${n} ${kind}`).join(", ");
+    notes.push(`Warning: ${fatalCount} run(s) ended in a fatal error (fatal_error_from: ${kinds}); their scores are used as recorded.`);
+  }
   return { runs: imported.runs, source: `${file} (METR format, ${imported.lines} rows)`, notes };
 }
 

@@ -6,7 +6,7 @@
  */
 import { machineDifference, type Variant } from "../core/index.js";
 import { getVariant } from "../environments/index.js";
-import { probeMachine } from "../scoring/probe-machine.js";
+import { probeMachine } from "../core/index.js";
 import type { Io } from "./io.js";
 
 /** Print the warning to stderr when it applies, and return it (for `--json` output); undefined otherwise. */

@@ -9,47 +9,54 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
-import { RebenchError } from "../core/index.js";
-import { registerCalibrate } from "./commands/calibrate.js";
-import { registerDoctor } from "./commands/doctor.js";
-import { registerAssets } from "./commands/assets.js";
-import { registerEnvironments } from "./commands/environments.js";
-import { registerExploits } from "./commands/exploits.js";
-import { registerHuman } from "./commands/human.js";
-import { registerMainJob } from "./commands/main-job.js";
-import { registerReport } from "./commands/report.js";
-import { registerRun } from "./commands/run.js";
-import { registerRuns } from "./commands/runs.js";
-import { registerRunsResume } from "./commands/runs-resume.js";
-import { registerScore } from "./commands/score.js";
-import { registerStart } from "./commands/start.js";
+import { RebenchError } from "../core/errors.js";
+import { COMMAND_SUMMARIES, type CommandName } from "./command-summaries.js";
 import { exitQuietlyOnClosedPipe, type Io, processIo } from "./io.js";
 
 export const EXIT_INTERNAL = 70;
 
-export function buildProgram(io: Io): Command {
+type Register = (program: Command, io: Io) => void;
+
+/** Each command's registration, loaded only when the command runs (`runs resume` lives beside `runs`). */
+const LOADERS: Record<CommandName, () => Promise<Register[]>> = {
+  main: async () => [(await import("./commands/main-job.js")).registerMainJob],
+  environments: async () => [(await import("./commands/environments.js")).registerEnvironments],
+  runs: async () => {
+    const [runs, resume] = await Promise.all([import("./commands/runs.js"), import("./commands/runs-resume.js")]);
+    return [runs.registerRuns, resume.registerRunsResume];
+  },
+  report: async () => [(await import("./commands/report.js")).registerReport],
+  start: async () => [(await import("./commands/start.js")).registerStart],
+  score: async () => [(await import("./commands/score.js")).registerScore],
+  doctor: async () => [(await import("./commands/doctor.js")).registerDoctor],
+  run: async () => [(await import("./commands/run.js")).registerRun],
+  human: async () => [(await import("./commands/human.js")).registerHuman],
+  calibrate: async () => [(await import("./commands/calibrate.js")).registerCalibrate],
+  exploits: async () => [(await import("./commands/exploits.js")).registerExploits],
+  assets: async () => [(await import("./commands/assets.js")).registerAssets],
+};
+
+/**
+ * The program for `argv`: the named command loaded in full, every other one as its name and summary only
+ * (enough for `rebench --help` and for suggestions), so a command costs only what it imports. `all` loads
+ * every command (tests of the whole command line).
+ */
+export async function buildProgram(io: Io, argv: readonly string[] = [], options: { all?: boolean } = {}): Promise<Command> {
   const program = new Command("rebench")
     .description(
       "Measure AI agents and human experts on open-ended ML research engineering (RE-Bench).\n" +
-        "Docs: README.md in the rebench checkout.",
+        "Docs: README.md and docs/ in the rebench checkout.",
     )
     .version("0.1.0")
     .showHelpAfterError("(add --help for usage)")
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .exitOverride();
-  registerMainJob(program, io);
-  registerEnvironments(program, io);
-  registerRuns(program, io);
-  registerReport(program, io);
-  registerRunsResume(program, io);
-  registerStart(program, io);
-  registerScore(program, io);
-  registerDoctor(program, io);
-  registerRun(program, io);
-  registerHuman(program, io);
-  registerCalibrate(program, io);
-  registerExploits(program, io);
-  registerAssets(program, io);
+  const words = argv.slice(2).filter((arg) => !arg.startsWith("-"));
+  const named = words[0] === "help" ? words[1] : words[0]; // `rebench help run` shows run's full help
+  for (const name of Object.keys(COMMAND_SUMMARIES) as CommandName[]) {
+    if (options.all || name === named) for (const register of await LOADERS[name]()) register(program, io);
+    else program.command(name).description(COMMAND_SUMMARIES[name]).allowUnknownOption().helpOption(false);
+  }
   for (const command of allCommands(program)) {
     command.exitOverride();
     command.configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
@@ -65,7 +72,7 @@ export { exitQuietlyOnClosedPipe };
 
 /** Run the CLI with `argv` (as in process.argv) and return the exit code. */
 export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
-  const program = buildProgram(io);
+  const program = await buildProgram(io, argv);
   try {
     await program.parseAsync([...argv]);
     return 0;

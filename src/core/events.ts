@@ -8,8 +8,53 @@ import { EnvironmentId, Participant, RunId, TaskId, Variant } from "./ids.js";
 import { Aggregation, Direction } from "./manifest.js";
 import { NormalizationConstants } from "./normalize.js";
 import { RunState, StopReason } from "./run-state.js";
+import { ReplayStep } from "./replay-step.js";
 import { ScoreLogEntry } from "./score.js";
-import { UsageLimits } from "./usage.js";
+import { LimitName, UsageLimits } from "./usage.js";
+
+/** The tools an agent calls, as action and observation events record them. */
+export const ToolName = z.enum(["bash", "python", "score", "score_log", "submit"]);
+export type ToolName = z.infer<typeof ToolName>;
+
+/** Who drives a run: an agent through the orchestrator (resumable), `rebench start`/`score`, or `rebench human`. */
+export const RunDriver = z.enum(["orchestrator", "cli", "human"]);
+export type RunDriver = z.infer<typeof RunDriver>;
+
+/**
+ * How a run is carried out, beside what it is (the rest of RunSpec). Every key is typed, except the
+ * scaffold's own settings (`agent`), which the scaffold validates. Keys of an older rebench are dropped on
+ * reading.
+ */
+export const RunConfig = z.object({
+  /** The sandbox backend (src/runs/sandbox-backends.ts); default `local`. */
+  sandbox: z.string().min(1).optional(),
+  /** Default `orchestrator`. */
+  driver: RunDriver.optional(),
+  /** The scaffold's settings (`rebench run --agent-config`): each scaffold parses its own. */
+  agent: z.record(z.string(), z.unknown()).optional(),
+  /** The host directory a `rebench start` run's workspace lives in (driver `cli`). */
+  dir: z.string().optional(),
+  /** What a `replay` run plays: the variant's reference (default), the starting solution, or these steps. */
+  actions: z.union([z.literal("reference"), z.literal("start"), z.array(ReplayStep)]).optional(),
+});
+export type RunConfig = z.infer<typeof RunConfig>;
+
+/** The version of the event schema this rebench writes (recorded in every run's provenance). */
+export const EVENT_SCHEMA_VERSION = 2;
+
+/**
+ * Where a run's scores come from: the rebench that created it (version and git commit, `-dirty` when the
+ * checkout had changes), a digest of the files its environment variant ships, and the event schema version.
+ * Absent in runs created before rebench recorded it.
+ */
+export const Provenance = z.object({
+  rebenchVersion: z.string(),
+  rebenchCommit: z.string().nullable(),
+  /** sha256 over the variant's workspace and protected folders (path and content of every file). */
+  environmentDigest: z.string(),
+  eventSchemaVersion: z.number().int().positive(),
+});
+export type Provenance = z.infer<typeof Provenance>;
 
 /** Everything fixed when a run is created; copied into the run so analysis never depends on later edits. */
 export const RunSpec = z.object({
@@ -24,8 +69,8 @@ export const RunSpec = z.object({
   aggregation: Aggregation,
   normalization: NormalizationConstants.optional(),
   batchId: z.string().optional(),
-  /** Free-form settings of the scaffold, sandbox backend and so on. */
-  config: z.record(z.string(), z.unknown()).default({}),
+  config: RunConfig.default({}),
+  provenance: Provenance.optional(),
 });
 export type RunSpec = z.infer<typeof RunSpec>;
 export type RunSpecInput = z.input<typeof RunSpec>;
@@ -52,12 +97,12 @@ export const RunEvent = z.discriminatedUnion("type", [
     durationMs: z.number().nonnegative().optional(),
     content: z.unknown().optional(),
   }),
-  z.object({ type: z.literal("action"), ...at, actionId: z.string(), tool: z.string(), input: z.unknown() }),
+  z.object({ type: z.literal("action"), ...at, actionId: z.string(), tool: ToolName, input: z.unknown() }),
   z.object({
     type: z.literal("observation"),
     ...at,
     actionId: z.string(),
-    tool: z.string(),
+    tool: ToolName,
     output: z.unknown(),
   }),
   z.object({ type: z.literal("score_logged"), ...at, entry: ScoreLogEntry, trigger: ScoreTrigger }),
@@ -76,7 +121,7 @@ export const RunEvent = z.discriminatedUnion("type", [
     ...at,
     stopReason: StopReason,
     /** Which usage limit stopped the run, when stopReason is `limit`. */
-    limit: z.string().optional(),
+    limit: LimitName.optional(),
     finalRaw: z.number().finite().nullable(),
     normalized: z.number().finite().nullable(),
   }),

@@ -5,7 +5,13 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 
-export const ENVIRONMENT_NAMES = [
+/**
+ * The seven environments of the RE-Bench paper, in its order: what METR's published runs name (the importer
+ * maps their task families to these) and the order reports list environments in. Not the registry: rebench's
+ * environments are what src/environments/registry.ts registers, and an environment outside this list needs
+ * no change here.
+ */
+export const PAPER_ENVIRONMENTS = [
   "optimize_llm_foundry",
   "optimize_kernel",
   "fix_embedding",
@@ -14,8 +20,8 @@ export const ENVIRONMENT_NAMES = [
   "finetune_gpt2_qa",
   "rust_codecontests",
 ] as const;
-export const EnvironmentName = z.enum(ENVIRONMENT_NAMES);
-export type EnvironmentName = z.infer<typeof EnvironmentName>;
+export const PaperEnvironment = z.enum(PAPER_ENVIRONMENTS);
+export type PaperEnvironment = z.infer<typeof PaperEnvironment>;
 
 /**
  * The name a run records: one of the seven, or an extra family registered at runtime (the test environments

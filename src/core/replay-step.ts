@@ -4,7 +4,10 @@
  * solution and the steps of an exploit file. Kept in core because both the agents (which play it) and the
  * environment files (which hold it) speak it.
  */
+import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { InvalidInputError, NotFoundError } from "./errors.js";
+import { formatIssues } from "./parse.js";
 
 const Timeout = z.number().positive().optional();
 
@@ -24,3 +27,49 @@ export const ReplayStep = z.discriminatedUnion("tool", [
   }),
 ]);
 export type ReplayStep = z.infer<typeof ReplayStep>;
+
+/** `--actions start`: the starting solution as it is, scored and submitted. */
+export const START_ACTIONS: readonly ReplayStep[] = Object.freeze([
+  { tool: "score" },
+  { tool: "submit", input: { submission: "the starting solution, unchanged" } },
+]);
+
+/** Parse a JSON Lines actions text (lines of `schema`, default ReplayStep); errors name the source and the line. */
+export function parseActions<S extends z.ZodTypeAny = typeof ReplayStep>(text: string, source: string, schema?: S): z.infer<S>[] {
+  const steps: z.infer<S>[] = [];
+  text.split("\n").forEach((line, i) => {
+    if (line.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new InvalidInputError(`${source}, line ${i + 1}: not JSON (${(error as Error).message})`);
+    }
+    const parsed = (schema ?? ReplayStep).safeParse(value);
+    if (!parsed.success) {
+      throw new InvalidInputError(`${source}, line ${i + 1}: not a recorded action:\n${formatIssues(parsed.error)}`, {
+        hint: 'each line is {"tool": "bash"|"python"|"score"|"score_log"|"submit"|"generate", "input": {...}}',
+      });
+    }
+    steps.push(parsed.data as z.infer<S>);
+  });
+  if (steps.length === 0) throw new InvalidInputError(`${source} holds no actions`);
+  return steps;
+}
+
+export function readActionsFile(file: string): ReplayStep[] {
+  return parseActions(readActionsText(file), file);
+}
+
+export function readActionsText(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new NotFoundError(`cannot read the actions file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
+      hint: "pass a JSON Lines file of tool calls, `start` or `reference` to --actions",
+    });
+  }
+  return text;
+}
+

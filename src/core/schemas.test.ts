@@ -3,7 +3,7 @@ import { InvalidInputError } from "./errors.js";
 import { Manifest } from "./manifest.js";
 import { parseWith } from "./parse.js";
 import { ScoreLogEntry, ScoreOutcome } from "./score.js";
-import { RunEvent } from "./events.js";
+import { RunEvent, RunSpec } from "./events.js";
 
 const goodManifest = {
   resources: { gpu: { countRange: [1, 1], models: ["h200", "h100"] }, cpus: 16, memoryGb: 100 },
@@ -69,5 +69,38 @@ describe("ScoreOutcome and ScoreLogEntry", () => {
 describe("RunEvent", () => {
   test("unknown event types are rejected", () => {
     expect(RunEvent.safeParse({ type: "teleported", ts: "2026-11-29T12:00:00.000Z" }).success).toBe(false);
+  });
+
+  test("an action names one of the five tools, a finished run one of the limits", () => {
+    const ts = "2026-11-29T12:00:00.000Z";
+    expect(RunEvent.safeParse({ type: "action", ts, actionId: "a1", tool: "bash", input: {} }).success).toBe(true);
+    expect(RunEvent.safeParse({ type: "action", ts, actionId: "a1", tool: "teleport", input: {} }).success).toBe(false);
+    const finished = { type: "run_finished", ts, stopReason: "limit", finalRaw: null, normalized: null };
+    expect(RunEvent.safeParse({ ...finished, limit: "tokens" }).success).toBe(true);
+    expect(RunEvent.safeParse({ ...finished, limit: "patience" }).success).toBe(false);
+  });
+});
+
+describe("RunSpec", () => {
+  const spec = {
+    participant: { kind: "agent", alias: "a", scaffold: "replay" },
+    environment: "optimize_kernel",
+    variant: "mini",
+    task: "main",
+    limits: {},
+    direction: "min",
+    aggregation: "min",
+  };
+
+  test("a spec written by an older rebench still reads: no provenance, config keys it no longer knows dropped", () => {
+    const old = RunSpec.parse({ ...spec, config: { sandbox: "local", driver: "orchestrator", retired: 3 } });
+    expect(old.config).toEqual({ sandbox: "local", driver: "orchestrator" });
+    expect(old.provenance).toBeUndefined();
+  });
+
+  test("config is typed: a driver or replay actions it does not know are refused", () => {
+    expect(RunSpec.safeParse({ ...spec, config: { driver: "robot" } }).success).toBe(false);
+    expect(RunSpec.safeParse({ ...spec, config: { actions: "everything" } }).success).toBe(false);
+    expect(RunSpec.parse({ ...spec, config: { agent: { anything: [1, 2] }, actions: [{ tool: "score" }] } }).config.agent).toEqual({ anything: [1, 2] });
   });
 });

@@ -35,7 +35,9 @@ export const UsageLimits = z.object({
 });
 export type UsageLimits = z.infer<typeof UsageLimits>;
 
-export type LimitName = keyof UsageLimits;
+/** A limited dimension of usage (a key of UsageLimits). */
+export const LimitName = z.enum(["wallSeconds", "workingSeconds", "tokens", "costUsd", "actions"]);
+export type LimitName = z.infer<typeof LimitName> & keyof UsageLimits;
 
 /** The first limit `usage` has reached, or undefined. */
 export function exceededLimit(usage: Usage, limits: UsageLimits): LimitName | undefined {

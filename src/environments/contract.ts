@@ -64,7 +64,7 @@ export interface VariantImplementation {
   /**
    * The hidden reference solution, applied by the `replay` agent through the tool API: a JSON Lines file of
    * tool calls, one `{"tool": "bash" | "python" | "score" | "score_log" | "submit", "input": {...}}` a line
-   * (the inputs of `ToolApi` in `src/runs/tool-api.ts`), plus `{"tool": "upload", "input": {"from": FILE,
+   * (the inputs of `ToolApi` in `src/core/agent-api.ts`), plus `{"tool": "upload", "input": {"from": FILE,
    * "to": PATH}}` as in exploit files: FILE (under `files`) written to PATH in the sandbox by a `python` call.
    * `files`: where uploads read from: a folder relative to the environment's folder (default: the actions
    * file's folder), or a function that fills the empty host folder it is given (e.g. unpacks an encrypted

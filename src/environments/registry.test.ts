@@ -1,10 +1,10 @@
 import { describe, expect, test } from "vitest";
-import { ENVIRONMENT_NAMES, VARIANTS } from "../core/index.js";
+import { PAPER_ENVIRONMENTS, VARIANTS } from "../core/index.js";
 import { getEnvironment, getVariant, listEnvironments, requireImplementation } from "./registry.js";
 
 describe("the environment registry", () => {
-  test("holds the seven environments, each with mini, gpu and paper variants", () => {
-    expect(listEnvironments().map((f) => f.name)).toEqual([...ENVIRONMENT_NAMES]);
+  test("holds the paper's seven environments in its order, each with mini, gpu and paper variants", () => {
+    expect(listEnvironments().map((f) => f.name).filter((n) => (PAPER_ENVIRONMENTS as readonly string[]).includes(n))).toEqual([...PAPER_ENVIRONMENTS]);
     for (const family of listEnvironments()) {
       expect(Object.keys(family.variants).sort()).toEqual([...VARIANTS].sort());
       expect(family.variants.paper.normalization?.source).toBe("paper");

@@ -1,6 +1,7 @@
 /**
  * @module
- * The registry of the seven environments, by name. Families live in `environments/<name>/family.ts`.
+ * The registry of the environments, by name. Families live in `environments/<name>/family.ts`; adding one is
+ * its import and its entry in the list below.
  */
 import { family as finetuneGpt2Qa } from "../../environments/finetune_gpt2_qa/family.js";
 import { family as fixEmbedding } from "../../environments/fix_embedding/family.js";
@@ -9,55 +10,31 @@ import { family as optimizeLlmFoundry } from "../../environments/optimize_llm_fo
 import { family as restrictedMlm } from "../../environments/restricted_mlm/family.js";
 import { family as rustCodecontests } from "../../environments/rust_codecontests/family.js";
 import { family as scalingLaw } from "../../environments/scaling_law/family.js";
-import {
-  ConflictError,
-  ENVIRONMENT_NAMES,
-  NotFoundError,
-  type TaskId,
-  UnavailableError,
-  VARIANTS,
-  type Variant,
-} from "../core/index.js";
+import { NotFoundError, Registry, type TaskId, UnavailableError, VARIANTS, type Variant } from "../core/index.js";
 import type { EnvironmentFamily, VariantDefinition, VariantImplementation } from "./contract.js";
 
-const FAMILIES: readonly EnvironmentFamily[] = [
-  optimizeLlmFoundry,
-  optimizeKernel,
-  fixEmbedding,
-  scalingLaw,
-  restrictedMlm,
-  finetuneGpt2Qa,
-  rustCodecontests,
-];
-
-/** Families registered beside the seven (test environments, plugins): found by name, never listed. */
-const EXTRA_FAMILIES: EnvironmentFamily[] = [];
+/** The environments by name: the seven, in the paper's order, then extras (found by name, never listed). */
+const environments = new Registry<EnvironmentFamily>("environment");
+for (const family of [optimizeLlmFoundry, optimizeKernel, fixEmbedding, scalingLaw, restrictedMlm, finetuneGpt2Qa, rustCodecontests]) {
+  environments.register(family);
+}
 
 /**
  * Register an extra family (a test environment, a plugin). `getEnvironment` finds it by name; `listEnvironments`
  * keeps listing only the seven. Registering the same family again is a no-op; another family under a taken
- * name is a conflict.
+ * name is a conflict (src/core/registry.ts).
  */
 export function registerExtraEnvironment(family: EnvironmentFamily): void {
-  const existing = [...FAMILIES, ...EXTRA_FAMILIES].find((f) => f.name === family.name);
-  if (existing === family) return;
-  if (existing) throw new ConflictError(`an environment named "${family.name}" is already registered`);
-  EXTRA_FAMILIES.push(family);
+  environments.register(family, { listed: false });
 }
 
-/** All seven families, in the paper's order. */
+/** The registered families, in the paper's order. */
 export function listEnvironments(): readonly EnvironmentFamily[] {
-  return FAMILIES;
+  return environments.list();
 }
 
 export function getEnvironment(name: string): EnvironmentFamily {
-  const family = FAMILIES.find((f) => f.name === name) ?? EXTRA_FAMILIES.find((f) => f.name === name);
-  if (!family) {
-    throw new NotFoundError(`unknown environment "${name}"`, {
-      hint: `known environments: ${ENVIRONMENT_NAMES.join(", ")} (see \`rebench environments list\`)`,
-    });
-  }
-  return family;
+  return environments.get(name, `known environments: ${environments.names().join(", ")} (see \`rebench environments list\`)`);
 }
 
 export function getVariant(name: string, variant: string): VariantDefinition {

@@ -9,7 +9,7 @@
 import { existsSync } from "node:fs";
 import { cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { ConflictError, InvalidInputError, isTerminal, NotFoundError, type Participant, type RunSummary, type TaskId, type UsageLimits, type Variant } from "../core/index.js";
+import { ConflictError, InvalidInputError, isTerminal, NotFoundError, type Participant, type RunOutcomeView, type RunSummary, type ScoreView, type TaskId, type UsageLimits, type Variant } from "../core/index.js";
 import { releaseRunGpus } from "../sandbox/gpu-leases.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { RunStore } from "../store/store.js";
@@ -21,7 +21,6 @@ import { RunLog } from "./run-log.js";
 import { RunSession } from "./run-session.js";
 import { backendNameOf, sandboxBackend } from "./sandbox-backends.js";
 import { startRun } from "./start-run.js";
-import type { RunOutcomeView, ScoreView } from "./tool-api.js";
 import { DIR_MARKER, syncWorkspace } from "./workspace-sync.js";
 
 export interface DirMarker {
@@ -72,7 +71,7 @@ export async function startDirRun(options: StartDirOptions): Promise<{ run: RunS
     await cp(path.join(env.family.dir, env.implementation.workspace), dir, { recursive: true });
     const prepared = await prepareVariant(env);
     if (prepared.workspace) await cp(prepared.workspace, dir, { recursive: true });
-    const backend = await sandboxBackend(backendNameOf(log.summary.spec));
+    const backend = sandboxBackend(backendNameOf(log.summary.spec));
     signal?.throwIfAborted();
     sandbox = await startRun(log, env, backend, {
       workspaceFrom: dir,
@@ -136,7 +135,7 @@ export async function scoreDirRun(options: { store: RunStore; dir: string; submi
     throw new ConflictError(`run ${runId} has ended (${log.state})`, { hint: "start a new run with `rebench start`" });
   }
   const env = runEnvironment(log.summary.spec);
-  const backend = await sandboxBackend(backendNameOf(log.summary.spec));
+  const backend = sandboxBackend(backendNameOf(log.summary.spec));
   let sandbox = await backend.reattach(runId);
   if (!sandbox) {
     await log.append({ type: "note", message: "the run's sandbox was gone; created it again from the directory" });

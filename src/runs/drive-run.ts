@@ -6,11 +6,11 @@
  * it had submitted; an agent or infrastructure failure fails the run, its score log kept. A run this process
  * cannot drive (its environment, sandbox backend or scaffold missing here) is left untouched: that throws.
  */
-import { isTerminal, type RunSummary } from "../core/index.js";
+import { type Agent, isTerminal, type RunSummary } from "../core/index.js";
 import { releaseRunGpus } from "../sandbox/gpu-leases.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { RunStore } from "../store/store.js";
-import { agentFor } from "./agents.js";
+import { agentFor } from "./scaffolds.js";
 import { type Clock, systemClock } from "./clock.js";
 import { claimRun } from "./ownership.js";
 import { bookDowntime, recoverRun } from "./recover-run.js";
@@ -20,7 +20,6 @@ import { RunLog } from "./run-log.js";
 import { RunSession, type RunSessionOptions } from "./run-session.js";
 import { backendNameOf, sandboxBackend } from "./sandbox-backends.js";
 import { startRun } from "./start-run.js";
-import type { Agent } from "./tool-api.js";
 
 export interface DriveOptions extends RunSessionOptions {
   store: RunStore;
@@ -41,7 +40,7 @@ export async function driveRun(runId: string, options: DriveOptions): Promise<Ru
   // What this process lacks (the environment, the sandbox backend, the scaffold) is not the run's fault:
   // throw before touching the run, so that it stays resumable where they exist.
   const env = runEnvironment(log.summary.spec);
-  const backend = await sandboxBackend(backendNameOf(log.summary.spec));
+  const backend = sandboxBackend(backendNameOf(log.summary.spec));
   const registered = options.makeAgent ? undefined : await agentFor(log.summary.spec);
   let sandbox: Sandbox | undefined;
   try {

@@ -5,13 +5,12 @@
  * aggregate of the whole score log, and remove the sandbox, giving back its GPUs. Recovery calls the same
  * steps for a run that was killed while ending, skipping what its log shows was done.
  */
-import type { LimitName, ScoreLogEntry, ScoreTrigger, StopReason } from "../core/index.js";
+import type { LimitName, RunOutcomeView, ScoreLogEntry, ScoreTrigger, StopReason } from "../core/index.js";
 import { finalScore } from "../scoring/final-score.js";
 import { scoreView } from "../scoring/score-view.js";
 import { destroyRunSandbox } from "./run-gpus.js";
 import type { RunLog } from "./run-log.js";
 import { type ScoringTarget, takeScore } from "./take-score.js";
-import type { RunOutcomeView } from "./tool-api.js";
 
 export interface Stop {
   reason: StopReason;

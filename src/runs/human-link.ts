@@ -10,10 +10,10 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { InfrastructureError, UnavailableError } from "../core/index.js";
-import type { HumanLink, HumanRequest, HumanTerminal, TerminalRecording } from "../agents/human/human-link.js";
+import type { HumanLink, HumanRequest, HumanTerminal, TerminalRecording } from "../core/index.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { terminalOf } from "../sandbox/terminal.js";
-import { shellJoin } from "../scoring/shell-join.js";
+import { shellJoin } from "../core/index.js";
 import { COMMAND_SCRIPT, pollScript, RCFILE } from "./human-shell-files.js";
 
 const COMMANDS = ["score", "score-log", "submit"] as const;
@@ -76,9 +76,12 @@ export class SandboxHumanLink implements HumanLink {
     if (!terminal) throw new UnavailableError(`the ${this.sandbox.backend} sandbox backend offers no interactive terminal for the human mode`);
     const command = terminal.terminalCommand({ env: { REBENCH_HUMAN: this.#home }, rcfile: `${this.#home}/rc.bash` });
     const { output, input, timing } = this.#files;
+    // `script` runs its command through `sh -c`; `exec`, so that no shell waits on the terminal: dash, which
+    // does not exec the last command of `-c` by itself, printed "Hangup" into the session when `submit`
+    // ended the agent's shell with SIGHUP (nsenter, its parent, dies of the same signal).
     const child = spawn(
       "script",
-      ["--quiet", "--flush", "--return", "--log-out", output, "--log-in", input, "--log-timing", timing, "--command", shellJoin(command.argv)],
+      ["--quiet", "--flush", "--return", "--log-out", output, "--log-in", input, "--log-timing", timing, "--command", `exec ${shellJoin(command.argv)}`],
       { stdio: "inherit", env: { ...command.env, SHELL: "/bin/sh" }, ...(command.cwd ? { cwd: command.cwd } : {}), detached: false },
     );
     const exited = new Promise<number | null>((resolve) => {

@@ -15,7 +15,7 @@ import { corpusSourcePaths } from "../assets/hidden-sources.js";
 import { derivedSecret, InfrastructureError, InvalidInputError } from "../core/index.js";
 import type { VariantPreparation } from "../environments/contract.js";
 import type { Sandbox, SandboxBackend } from "../sandbox/sandbox.js";
-import { shellJoin } from "../scoring/shell-join.js";
+import { shellJoin } from "../core/index.js";
 import type { RunEnvironment } from "./run-environment.js";
 import { destroyRunSandbox, leaseRunGpus, type RunGpuOptions } from "./run-gpus.js";
 import { stageAssets } from "./stage-assets.js";

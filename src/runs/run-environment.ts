@@ -4,7 +4,8 @@
  * the spec of a new run built from an environment variant (so direction, aggregation and normalization
  * constants are copied into the run when it is created).
  */
-import type { Manifest, Participant, RunSpec, RunSpecInput, TaskId, UsageLimits, Variant } from "../core/index.js";
+import { EVENT_SCHEMA_VERSION, type Manifest, type Participant, rebenchBuild, type RunConfig, type RunSpec, type RunSpecInput, type TaskId, type UsageLimits, type Variant } from "../core/index.js";
+import { environmentDigest } from "../environments/environment-digest.js";
 import type { EnvironmentFamily, VariantDefinition, VariantImplementation } from "../environments/contract.js";
 import { checkTask, getEnvironment, getVariant, requireImplementation } from "../environments/registry.js";
 import { scoreVisible } from "../scoring/score-view.js";
@@ -43,8 +44,8 @@ export interface NewRunOptions {
   limits: UsageLimits;
   timeLimitSeconds?: number;
   batchId?: string;
-  /** `sandbox`: backend name; `driver`: `orchestrator` (an agent, resumable) or `cli` (a human). */
-  config?: Record<string, unknown>;
+  /** How the run is carried out: backend, driver, scaffold settings (RunConfig). */
+  config?: RunConfig;
 }
 
 /**
@@ -66,5 +67,11 @@ export function newRunSpec(options: NewRunOptions): RunSpecInput {
     ...(env.definition.normalization ? { normalization: env.definition.normalization } : {}),
     ...(options.batchId === undefined ? {} : { batchId: options.batchId }),
     config: options.config ?? {},
+    provenance: {
+      rebenchVersion: rebenchBuild().version,
+      rebenchCommit: rebenchBuild().commit,
+      environmentDigest: environmentDigest(env.family.dir, env.implementation),
+      eventSchemaVersion: EVENT_SCHEMA_VERSION,
+    },
   };
 }

@@ -79,7 +79,7 @@ async function leaseHolderAlive(lease: GpuLeaseRecord): Promise<boolean> {
   if (pidAlive(lease.pid)) return true;
   if (!lease.sandbox) return false;
   try {
-    return (await (await sandboxBackend(lease.sandbox)).reattach(lease.runId)) !== undefined;
+    return (await sandboxBackend(lease.sandbox).reattach(lease.runId)) !== undefined;
   } catch {
     return false;
   }

@@ -6,23 +6,11 @@
  * the time the run has left, and a watchdog ends the run when a limit passes while the agent is thinking.
  * Ending (submit or a limit) takes the final score and finishes the run; the session's signal then aborts.
  */
-import { type LimitName, type RunId, type RunSpec, type StoredEvent, UsageLimits } from "../core/index.js";
+import { type AgentSession, COMMAND_OUTPUT_CAP_BYTES, type CommandObservation, DEFAULT_COMMAND_TIMEOUT_SECONDS, type GenerationRecord, type LimitName, RunEndedError, type RunId, type RunOutcomeView, type RunSpec, type StoredEvent, type ToolApi, type ToolName, UsageLimits, type UsageView } from "../core/index.js";
 import { scoreView } from "../scoring/score-view.js";
 import { endRun, type Stop, stopText } from "./finish-run.js";
 import type { RunLog } from "./run-log.js";
 import { type ScoringTarget, takeScore } from "./take-score.js";
-import {
-  type AgentSession,
-  COMMAND_OUTPUT_CAP_BYTES,
-  type CommandObservation,
-  DEFAULT_COMMAND_TIMEOUT_SECONDS,
-  type GenerationRecord,
-  type RunOutcomeView,
-  RunEndedError,
-  type ToolApi,
-  type ToolName,
-  type UsageView,
-} from "./tool-api.js";
 
 /** The events a scaffold may read back: what it did and what it was shown (score views, never raw entries). */
 const AGENT_VISIBLE: ReadonlySet<string> = new Set(["action", "observation", "generation", "submitted"]);

@@ -1,42 +1,31 @@
 /**
  * @module
- * Sandbox backends by name. A run records its backend in `spec.config.sandbox` (default `local`), so a
- * restarted orchestrator or `rebench score` finds the run's sandbox again with the same backend. The real
- * backends (`local`: bubblewrap, `container`: the Docker Engine API) register here at start-up; tests
- * register their own. One backend instance per name and process.
+ * The sandbox backend registry (src/core/registry.ts). A run records its backend in `spec.config.sandbox`
+ * (default `local`), so a restarted orchestrator or `rebench score` finds the run's sandbox again with the
+ * same backend. The CLI registers the built-in backends at start-up (src/cli/builtins.ts); tests register
+ * their own. One backend instance per entry and process.
  */
-import { UnavailableError, type RunSpec } from "../core/index.js";
-import type { SandboxBackend } from "../sandbox/sandbox.js";
-
-export type SandboxBackendFactory = () => SandboxBackend | Promise<SandboxBackend>;
+import { Registry, type RunSpec, UnavailableError } from "../core/index.js";
+import type { BackendEntry, SandboxBackend } from "../sandbox/sandbox.js";
 
 export const DEFAULT_SANDBOX_BACKEND = "local";
 
-const factories = new Map<string, SandboxBackendFactory>();
-const instances = new Map<string, Promise<SandboxBackend>>();
+export const backends = new Registry<BackendEntry>("sandbox backend");
+const instances = new WeakMap<BackendEntry, SandboxBackend>();
 
-/** Make a backend available by name (replacing an earlier registration of that name). */
-export function registerSandboxBackend(name: string, factory: SandboxBackendFactory): void {
-  factories.set(name, factory);
-  instances.delete(name);
-}
-
-export function sandboxBackendNames(): string[] {
-  return [...factories.keys()];
-}
-
-export async function sandboxBackend(name: string): Promise<SandboxBackend> {
-  const factory = factories.get(name);
-  if (!factory) {
-    const known = sandboxBackendNames();
+/** The backend registered as `name` (one instance per registration), or an UnavailableError naming the others. */
+export function sandboxBackend(name: string): SandboxBackend {
+  const entry = backends.find(name);
+  if (!entry) {
+    const known = backends.names();
     throw new UnavailableError(`the sandbox backend "${name}" is not available in this rebench`, {
-      hint: known.length > 0 ? `available: ${known.join(", ")}` : "no sandbox backend is built in yet (see `rebench doctor`)",
+      hint: known.length > 0 ? `available: ${known.join(", ")}` : "no sandbox backend is registered (see `rebench doctor`)",
     });
   }
-  let instance = instances.get(name);
+  let instance = instances.get(entry);
   if (!instance) {
-    instance = Promise.resolve(factory());
-    instances.set(name, instance);
+    instance = entry.create();
+    instances.set(entry, instance);
   }
   return instance;
 }

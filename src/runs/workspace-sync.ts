@@ -8,7 +8,7 @@ import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { InfrastructureError } from "../core/index.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
-import { shellJoin } from "../scoring/shell-join.js";
+import { shellJoin } from "../core/index.js";
 
 export const DIR_MARKER = ".rebench";
 

@@ -9,6 +9,7 @@
  */
 import net from "node:net";
 import { InfrastructureError } from "../core/index.js";
+import { type ExecutorMessage, ExecutorMessage as ExecutorMessageSchema, type ExecutorRequest } from "./executor-protocol.js";
 import { type AgentPause, type ExecOptions, type ExecResult, SandboxFileError, type SandboxUser } from "./sandbox.js";
 
 /** A byte stream to an executor. */
@@ -64,7 +65,9 @@ export function toExecRequest(command: string, options: ExecOptions): ExecReques
   };
 }
 
-type Message = { id?: number; event: string; [key: string]: unknown };
+type Message = ExecutorMessage;
+/** A request before its id is given. */
+type RequestBody = ExecutorRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
 
 interface Pending {
   resolve: (message: Message) => void;
@@ -119,7 +122,13 @@ export class ExecutorClient {
         if (newline < 0 || done) return;
         done = true;
         clearTimeout(timer);
-        client = new ExecutorClient(stream, JSON.parse(text.slice(0, newline)) as ExecutorHello, options);
+        const hello = ExecutorMessageSchema.safeParse(JSON.parse(text.slice(0, newline)));
+        if (!hello.success || hello.data.event !== "hello") {
+          fail(new Error(`the executor's first message is not a hello: ${text.slice(0, 200)}`));
+          return;
+        }
+        const { event: _event, ...info } = hello.data;
+        client = new ExecutorClient(stream, info, options);
         const rest = text.slice(newline + 1);
         if (rest) client.onData(Buffer.from(rest, "utf8"));
         resolve(client);
@@ -162,7 +171,7 @@ export class ExecutorClient {
       this.send({ op: "kill", id: this.nextId++, target: id, timedOut: asTimeout });
       giveUpTimer ??= setTimeout(() => {
         this.broken = true;
-        giveUp?.({ event: "exit", exitCode: null, signal: "SIGKILL", timedOut, stdout: "", stderr: "", stdoutBytes: 0, stderrBytes: 0 });
+        giveUp?.({ event: "exit", id, exitCode: null, signal: "SIGKILL", timedOut, stdout: "", stderr: "", stdoutBytes: 0, stderrBytes: 0 });
       }, REPORT_GRACE_MS);
     };
     const onAbort = () => killFromOutside(false);
@@ -193,17 +202,17 @@ export class ExecutorClient {
     request.signal?.addEventListener("abort", onAbort, { once: true });
     try {
       const m = await answer;
+      if (m.event !== "exit") throw new InfrastructureError(`the sandbox executor answered exec with "${m.event}"`);
       const cap = request.maxOutputBytes;
-      const stdoutBytes = Number(m.stdoutBytes ?? 0);
-      const stderrBytes = Number(m.stderrBytes ?? 0);
+      const { stdoutBytes, stderrBytes } = m;
       return {
-        exitCode: (m.exitCode as number | null) ?? null,
-        signal: (m.signal as string | null) ?? null,
-        timedOut: Boolean(m.timedOut) || timedOut,
+        exitCode: m.exitCode,
+        signal: m.signal,
+        timedOut: m.timedOut || timedOut,
         truncated: stdoutBytes > cap || stderrBytes > cap,
-        durationMs: typeof m.durationMs === "number" ? m.durationMs : performance.now() - started,
-        stdout: Buffer.from(String(m.stdout ?? ""), "base64").toString("utf8"),
-        stderr: Buffer.from(String(m.stderr ?? ""), "base64").toString("utf8"),
+        durationMs: m.durationMs ?? performance.now() - started,
+        stdout: Buffer.from(m.stdout, "base64").toString("utf8"),
+        stderr: Buffer.from(m.stderr, "base64").toString("utf8"),
         outputCapBytes: cap,
         stdoutBytes,
         stderrBytes,
@@ -218,7 +227,8 @@ export class ExecutorClient {
 
   async read(user: SandboxUser, filePath: string): Promise<Uint8Array> {
     const m = await this.request({ op: "read", user, path: filePath });
-    return new Uint8Array(Buffer.from(String(m.data), "base64"));
+    if (m.event !== "data") throw new InfrastructureError(`the sandbox executor answered read with "${m.event}"`);
+    return new Uint8Array(Buffer.from(m.data, "base64"));
   }
 
   async write(user: SandboxUser, filePath: string, data: Uint8Array, mode: number | undefined): Promise<void> {
@@ -243,13 +253,13 @@ export class ExecutorClient {
     this.stream.destroy();
   }
 
-  private async request(body: Record<string, unknown>): Promise<Message> {
+  private async request(body: RequestBody): Promise<Message> {
     const id = this.nextId++;
     const answer = new Promise<Message>((resolve, reject) => this.track(id, { resolve, reject }));
-    this.send({ ...body, id });
+    this.send({ ...body, id } as ExecutorRequest);
     try {
       const m = await answer;
-      if (m.event === "error") throw new SandboxFileError(String(m.code ?? "EIO"), String(m.message ?? "failed"));
+      if (m.event === "error") throw new SandboxFileError(m.code, m.message);
       return m;
     } finally {
       this.untrack(id);
@@ -266,7 +276,7 @@ export class ExecutorClient {
     if (this.pending.size === 0) this.stream.hold?.(false);
   }
 
-  private send(body: Record<string, unknown>): void {
+  private send(body: ExecutorRequest): void {
     if (this.closedError) throw this.closedError;
     this.stream.write(JSON.stringify(body) + "\n");
   }
@@ -278,21 +288,28 @@ export class ExecutorClient {
       const line = Buffer.concat(this.buffered).toString("utf8");
       this.buffered = [];
       start = newline + 1;
-      this.dispatch(JSON.parse(line) as Message);
+      const parsed = ExecutorMessageSchema.safeParse(JSON.parse(line));
+      if (!parsed.success) {
+        // A message outside the protocol (python/rebench_env/schemas): the executor is not one this rebench speaks to.
+        this.broken = true;
+        this.failAll(new InfrastructureError(`the sandbox executor sent a message outside the protocol: ${line.slice(0, 300)}`));
+        return;
+      }
+      this.dispatch(parsed.data);
     }
     if (start < chunk.length) this.buffered.push(chunk.subarray(start));
   }
 
   private dispatch(message: Message): void {
-    if (message.id === undefined) return;
+    if (message.event === "hello" || message.id === null) return;
     const pending = this.pending.get(message.id);
     if (!pending) return;
     if (message.event === "started") {
-      pending.onStarted?.(Number(message.sid));
+      pending.onStarted?.(message.sid);
       return;
     }
     if (message.event === "error" && pending.onStarted) {
-      pending.reject(new InfrastructureError(`the sandbox could not run the command: ${String(message.message)}`));
+      pending.reject(new InfrastructureError(`the sandbox could not run the command: ${message.message}`));
       return;
     }
     pending.resolve(message);

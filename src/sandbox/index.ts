@@ -1,7 +1,7 @@
 /**
  * @module
- * The sandbox layer's public surface: the interface, the two backends, and the list `rebench doctor`
- * checks. Runs find backends by name through `src/runs/sandbox-backends.ts`.
+ * The sandbox layer's public surface: the interface, the two backends and their registry entries. Runs find
+ * backends by name through the registry in `src/runs/sandbox-backends.ts`.
  */
 export * from "./sandbox.js";
 export { SANDBOX_PATHS, SANDBOX_USER_NAMES } from "./layout.js";
@@ -10,9 +10,10 @@ export { ContainerBackend, type ContainerBackendOptions } from "./container/cont
 
 import { ContainerBackend } from "./container/container-backend.js";
 import { LocalBackend } from "./local/local-backend.js";
-import type { SandboxBackend } from "./sandbox.js";
+import type { BackendEntry } from "./sandbox.js";
 
-/** Every backend, as `rebench doctor` checks them (the container check may start podman's service). */
-export function sandboxBackends(): SandboxBackend[] {
-  return [new LocalBackend(), new ContainerBackend({ startPodmanForCheck: true })];
-}
+/** The backends rebench ships, in the order `rebench doctor` checks them; the CLI registers them. */
+export const BUILTIN_BACKENDS: readonly BackendEntry[] = [
+  { name: "local", terminals: true, create: () => new LocalBackend() },
+  { name: "container", terminals: true, create: (options) => new ContainerBackend({ startPodmanForCheck: options?.forCheck ?? false }) },
+];

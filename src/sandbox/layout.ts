@@ -23,6 +23,11 @@ export const SANDBOX_PATHS = {
   python: "/opt/rebench/python",
   /** rebench's runtime directory: control sockets, shell state, the as-agent broker. */
   run: "/run/rebench",
+  /**
+   * The checkout's Python environment (`.venv`, read-only), wherever it is on the host: tracebacks an agent
+   * sees name this path, not the host's. Its bin is first on every user's PATH.
+   */
+  venv: "/opt/rebench/venv",
 } as const;
 
 export const IN_SANDBOX = {

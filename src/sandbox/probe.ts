@@ -20,7 +20,7 @@ export async function probeBackend(backend: SandboxBackend, problems: readonly s
 
 async function probe(backend: SandboxBackend, problems: readonly string[]): Promise<BackendCheck> {
   const found = [...problems];
-  const isolation: BackendCheck["isolation"] = { networkBlocked: null, protectedUnreadable: null, limitsApplied: null, runsAsSeparateUser: null };
+  const isolation: BackendCheck["isolation"] = { networkBlocked: null, protectedUnreadable: null, limitsApplied: null, runsAsSeparateUser: null, jailHolds: null };
   let sandbox: Sandbox;
   try {
     sandbox = await backend.create({ id: `doctor-${process.pid}-${Date.now().toString(36)}`, limits: PROBE_LIMITS });
@@ -37,6 +37,7 @@ async function probe(backend: SandboxBackend, problems: readonly string[]): Prom
     isolation.protectedUnreadable = await probeProtected(sandbox, found);
     isolation.networkBlocked = await probeNetwork(sandbox, found);
     isolation.limitsApplied = await probeLimits(sandbox, found);
+    isolation.jailHolds = await probeJail(sandbox, found);
     return { backend: backend.name, usable: true, problems: found, isolation };
   } catch (error) {
     found.push(`probing failed: ${message(error)}`);
@@ -107,6 +108,21 @@ async function probeLimits(sandbox: Sandbox, problems: string[]): Promise<boolea
   if (!processLimit) problems.push(`a command started ${forks.stdout.trim() || "?"} processes under a limit of ${processes}`);
   if (!cpu) problems.push("the CPU-time limit per command is not applied");
   return memory && processLimit && cpu;
+}
+
+/** A jailed call (what graders run agent code on hidden inputs in) starts, and cannot reach an agent's listener. */
+async function probeJail(sandbox: Sandbox, problems: string[]): Promise<boolean> {
+  const listen = `python3 -c 'import socket, time; s = socket.socket(); s.bind(("127.0.0.1", 7791)); s.listen(); open("/tmp/doctor-listening", "w"); time.sleep(60)'`;
+  await sandbox.exec(`(${listen} > /dev/null 2>&1 &); for i in $(seq 50); do test -e /tmp/doctor-listening && break; sleep 0.1; done`, { timeoutMs: 30_000 });
+  const reach = `python3 -c 'import socket; print("reached" if socket.socket().connect_ex(("127.0.0.1", 7791)) == 0 else "refused")'`;
+  const jailed = await sandbox.exec(`$REBENCH_AS_AGENT --jail -- ${reach}`, { user: "grader", timeoutMs: 60_000 });
+  const holds = jailed.exitCode === 0 && jailed.stdout.trim() === "refused";
+  if (jailed.exitCode !== 0) {
+    problems.push(`the one-shot jail does not start here (environments that jail agent code cannot be scored): ${jailed.stderr.trim().slice(-300)}`);
+  } else if (!holds) {
+    problems.push("a jailed call reached a server the agent's processes run on the loopback");
+  }
+  return holds;
 }
 
 /** A command that forks `count` sleeping children, or as many as it may, and prints how many it started. */

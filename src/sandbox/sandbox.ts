@@ -8,8 +8,8 @@
  *
  * Inside every sandbox (both backends): the workspace is /home/agent/workspace, the protected directory
  * /protected, rebench_env is importable (PYTHONPATH), and grader commands find in `REBENCH_AS_AGENT` the
- * helper that runs agent code as the agent user (python/rebench_env/agent_call.py wraps it). README,
- * "Sandbox", describes the model.
+ * helper that runs agent code as the agent user (python/rebench_env/agent_call.py wraps it). docs/sandbox.md
+ * describes the model.
  */
 
 /** Who a command runs as inside the sandbox. The agent user can never read the protected directory. */
@@ -178,7 +178,18 @@ export interface BackendCheck {
     protectedUnreadable: boolean | null;
     limitsApplied: boolean | null;
     runsAsSeparateUser: boolean | null;
+    /** A jailed as-agent call runs, and cannot reach what the agent's processes listen on (sandbox_jail.py). */
+    jailHolds: boolean | null;
   };
+}
+
+/** A backend by name, as the backend registry (src/runs/sandbox-backends.ts) holds it. */
+export interface BackendEntry {
+  readonly name: string;
+  /** Whether its sandboxes open interactive terminals as the agent (`rebench human`). */
+  readonly terminals: boolean;
+  /** A new backend; `forCheck`: the one `rebench doctor` probes (the container one may start podman's service). */
+  create(options?: { forCheck?: boolean }): SandboxBackend;
 }
 
 export interface SandboxBackend {

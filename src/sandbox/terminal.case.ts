@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { TmuxSession, tmuxAvailable } from "../../test/helpers/tmux.js";
-import { shellJoin } from "../scoring/shell-join.js";
+import { shellJoin } from "../core/index.js";
 import { CONTRACT_LIMITS, type ContractOptions, hostListener } from "./contract.case.js";
 import type { SandboxBackend } from "./sandbox.js";
 import { hasTerminals, terminalOf, type TerminalSandbox } from "./terminal.js";

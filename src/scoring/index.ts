@@ -5,4 +5,3 @@
 export * from "./final-score.js";
 export * from "./run-grader.js";
 export * from "./score-view.js";
-export * from "./shell-join.js";

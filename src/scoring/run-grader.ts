@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { type GraderResult, GraderResult as GraderResultSchema, formatIssues, type TaskId, type Variant } from "../core/index.js";
 import type { ExecResult, Sandbox } from "../sandbox/sandbox.js";
-import { shellJoin } from "./shell-join.js";
+import { shellJoin } from "../core/index.js";
 
 /** The largest result file rebench reads; a larger one is an `error` outcome. */
 export const MAX_RESULT_BYTES = 1024 * 1024;

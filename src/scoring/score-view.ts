@@ -4,20 +4,9 @@
  * environments whose score is hidden (`visibleToAgent: false`); as a safety net, any number in a hidden
  * entry's `message` equal to the score value is blanked too. `details` are never shown.
  */
-import type { Manifest, ScoreLogEntry, ScoreOutcome, TaskId } from "../core/index.js";
+import type { Manifest, ScoreLogEntry, ScoreView, TaskId } from "../core/index.js";
 
-export interface ScoreView {
-  timestamp: string;
-  /** Working seconds since the run started. */
-  elapsedSeconds: number;
-  outcome: ScoreOutcome["kind"];
-  /** The raw score: present only for a `scored` outcome when the score is visible to the agent. */
-  score?: number;
-  /** Why the entry is not a score: the grader's reason (`invalid`), the time limit (`timedOut`) or the error. */
-  reason?: string;
-  /** The grader's message to the agent. */
-  message: Record<string, unknown>;
-}
+export type { ScoreView };
 
 /** Whether the agent may see score values in this run. */
 export function scoreVisible(manifest: Manifest, task: TaskId): boolean {

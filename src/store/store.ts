@@ -5,7 +5,7 @@
  * so that a PostgreSQL store (for a team or a cluster) can implement it unchanged.
  */
 import type {
-  EnvironmentName,
+  EnvironmentId,
   NewRunEvent,
   RunEventType,
   RunId,
@@ -18,7 +18,7 @@ import type {
 } from "../core/index.js";
 
 export interface RunFilter {
-  environment?: EnvironmentName;
+  environment?: EnvironmentId;
   variant?: Variant;
   states?: readonly RunState[];
   /** Participant alias (model name, scaffold alias, or `human`). */

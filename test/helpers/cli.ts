@@ -3,7 +3,8 @@
  * Run the rebench CLI in tests: in-process (fast, same code path as the binary) or as a real process.
  */
 import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { main } from "../../src/cli/main.js";
 import type { Io } from "../../src/cli/io.js";
 
@@ -24,13 +25,17 @@ export async function rebench(...args: string[]): Promise<CliResult> {
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-/** Run the CLI sources as a separate process through tsx: what a user's shell does, minus the build. */
-export function rebenchProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+/**
+ * Run the CLI sources as a separate process through tsx: what a user's shell does, minus the build.
+ * `cwd` (default: the repository root) is where relative paths in `args` land.
+ */
+export function rebenchProcess(args: string[], env: NodeJS.ProcessEnv = {}, options: { cwd?: string } = {}): Promise<CliResult> {
+  const tsx = pathToFileURL(path.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", "src/cli/main.ts", ...args],
-      { cwd: REPO_ROOT, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
+      ["--import", tsx, path.join(REPO_ROOT, "src/cli/main.ts"), ...args],
+      { cwd: options.cwd ?? REPO_ROOT, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });

@@ -22,7 +22,7 @@ import type {
   SandboxSpec,
 } from "../../src/sandbox/sandbox.js";
 import type { TerminalCommand, TerminalRequest } from "../../src/sandbox/terminal.js";
-import { shellQuote as q } from "../../src/scoring/shell-join.js";
+import { shellQuote as q } from "../../src/core/index.js";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -37,7 +37,7 @@ export class ProcessSandboxBackend implements SandboxBackend {
       backend: this.name,
       usable: true,
       problems: ["test-only backend: no isolation and no limits"],
-      isolation: { networkBlocked: false, protectedUnreadable: false, limitsApplied: false, runsAsSeparateUser: false },
+      isolation: { networkBlocked: false, protectedUnreadable: false, limitsApplied: false, runsAsSeparateUser: false, jailHolds: false },
     };
   }
 

@@ -6,24 +6,33 @@
  * of tool calls.
  */
 import os from "node:os";
+import type { Scaffold } from "../../src/core/index.js";
 import path from "node:path";
-import { registerAgent } from "../../src/runs/agents.js";
-import { registerSandboxBackend } from "../../src/runs/sandbox-backends.js";
+import { backends } from "../../src/runs/sandbox-backends.js";
+import { scaffolds } from "../../src/runs/scaffolds.js";
 import { registerEchoEnvironment } from "./echo-env.js";
 import { ProcessSandboxBackend } from "./process-sandbox.js";
 import { TEST_BACKEND, testBackend } from "./test-backend.js";
-import { readActionsFile } from "../../src/agents/replay/replay-actions.js";
+import { readActionsFile } from "../../src/core/index.js";
 import { ReplayAgent } from "../../src/agents/replay/replay-agent.js";
 
 export { TEST_BACKEND };
 
+/** The replay agent with its steps from `participant.model`, a path to a JSON Lines file of tool calls. */
+const SCRIPT_SCAFFOLD: Scaffold = {
+  name: "script",
+  needsModel: false,
+  create: (spec) => {
+    if (!spec.participant.model) throw new Error("the script scaffold needs participant.model: a path to an actions file");
+    return new ReplayAgent(readActionsFile(spec.participant.model));
+  },
+};
+
 export function registerFixtures(sandboxRoot?: string): void {
   registerEchoEnvironment();
   const root = sandboxRoot ?? process.env.REBENCH_TEST_SANDBOX_ROOT ?? path.join(os.tmpdir(), "rebench-test-sandboxes");
-  registerSandboxBackend("process", () => new ProcessSandboxBackend(root));
-  if (TEST_BACKEND !== "process") registerSandboxBackend(TEST_BACKEND, () => testBackend(root));
-  registerAgent("script", (spec) => {
-    if (!spec.participant.model) throw new Error("the script scaffold needs participant.model: a path to an actions file");
-    return new ReplayAgent(readActionsFile(spec.participant.model));
-  });
+  // A fixture replaces a built-in of the same name (the test backend has its own sandbox root).
+  backends.register({ name: "process", terminals: true, create: () => new ProcessSandboxBackend(root) }, { replace: true });
+  if (TEST_BACKEND !== "process") backends.register({ name: TEST_BACKEND, terminals: true, create: () => testBackend(root) }, { replace: true });
+  scaffolds.register(SCRIPT_SCAFFOLD);
 }

@@ -9,7 +9,7 @@ import { readoptRunGpus } from "../../src/runs/run-gpus.js";
 import { RunLog } from "../../src/runs/run-log.js";
 import { acquireGpus } from "../../src/sandbox/gpu-leases.js";
 import { newRunSpec } from "../../src/runs/run-environment.js";
-import { registerSandboxBackend } from "../../src/runs/sandbox-backends.js";
+import { backends } from "../../src/runs/sandbox-backends.js";
 import type { Sandbox, SandboxBackend, SandboxSpec } from "../../src/sandbox/sandbox.js";
 import { defineEchoEnvironment } from "../fixtures/env-echo/family.js";
 import { ECHO_DIR } from "../helpers/echo-env.js";
@@ -67,7 +67,7 @@ class GpuSpyBackend implements SandboxBackend {
   }
 }
 const spy = new GpuSpyBackend();
-registerSandboxBackend(spy.name, () => spy);
+backends.register({ name: spy.name, terminals: false, create: () => spy }, { replace: true });
 
 async function createRun(environment: string, actions = reference, sandbox = spy.name) {
   const spec = newRunSpec({

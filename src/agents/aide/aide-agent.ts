@@ -14,7 +14,7 @@
 import { z } from "zod";
 import { generateInRun } from "../model-turn.js";
 import type { AssistantMessage, ModelClient } from "../models/model-client.js";
-import { RunEndedError, type Agent, type AgentSession } from "../../runs/tool-api.js";
+import { RunEndedError, type Agent, type AgentSession } from "../../core/index.js";
 import { scoreText } from "../score-text.js";
 import { type AideWorkspace, applyFiles, inspectWorkspace, runCheck, safePath } from "./aide-workspace.js";
 import { type PromptInput, stepMessages, WRITE_SOLUTION } from "./aide-prompts.js";

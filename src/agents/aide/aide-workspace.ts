@@ -6,7 +6,7 @@
  * made with `tempfile.mkdtemp` inside the sandbox.
  */
 import path from "node:path";
-import type { AgentSession } from "../../runs/tool-api.js";
+import type { AgentSession } from "../../core/index.js";
 import { commandText, headTail } from "../modular/command-text.js";
 
 export interface AideWorkspace {

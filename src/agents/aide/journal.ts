@@ -8,8 +8,7 @@
  * are hidden from the agent, nodes are only valid or buggy, and "best" degrades to the latest valid node.
  * Pure: the agent does the I/O.
  */
-import type { Direction } from "../../core/index.js";
-import type { ScoreView } from "../../runs/tool-api.js";
+import type { Direction, ScoreView } from "../../core/index.js";
 
 export type Stage = "draft" | "improve" | "debug";
 

@@ -7,11 +7,10 @@
  * the shell (scored as submitted) or the time runs out (the terminal is closed and the solution scored).
  * The session's recording is stored with the run as a `note`.
  */
-import type { Direction } from "../../core/index.js";
-import type { Agent, AgentSession } from "../../runs/tool-api.js";
+import type { Agent, AgentSession, Direction } from "../../core/index.js";
 import { scoreLogText, scoreText } from "../score-text.js";
 import { duration } from "../usage-notices.js";
-import type { HumanLink, HumanRequest } from "./human-link.js";
+import type { HumanLink, HumanRequest } from "../../core/index.js";
 
 export interface HumanAgentOptions {
   /** Milliseconds the terminal gets to close by itself after `submit` or after the agent stopped serving, before it is killed. Default 3000. */

@@ -4,7 +4,7 @@
  * stdout and stderr. A text longer than the scaffold's limit is shown as its head and tail with a line
  * that says how much was left out and where the whole of it was saved.
  */
-import type { CommandObservation } from "../../runs/tool-api.js";
+import type { CommandObservation } from "../../core/index.js";
 
 /** The full text of a command's result (before any head/tail cut). */
 export function commandText(observation: CommandObservation): string {

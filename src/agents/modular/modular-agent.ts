@@ -10,7 +10,7 @@ import { z } from "zod";
 import type { Message } from "../models/model-client.js";
 import type { ModelClient } from "../models/model-client.js";
 import { generateInRun } from "../model-turn.js";
-import { RunEndedError, type Agent, type AgentSession } from "../../runs/tool-api.js";
+import { RunEndedError, type Agent, type AgentSession } from "../../core/index.js";
 import { DEFAULT_NOTICE_FRACTIONS, usageNotices } from "../usage-notices.js";
 import { estimateTokens, fitToContext } from "./context-window.js";
 import { runToolCall, toolDefinitions } from "./modular-tools.js";

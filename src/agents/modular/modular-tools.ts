@@ -6,9 +6,8 @@
  * than the scaffold's limit is saved in full to a file in the workspace, and the model is shown its head
  * and tail with the file's path.
  */
-import type { Direction } from "../../core/index.js";
+import { type AgentSession, type CommandObservation, type Direction, RunEndedError } from "../../core/index.js";
 import type { ToolCall, ToolDefinition } from "../models/model-client.js";
-import { RunEndedError, type AgentSession, type CommandObservation } from "../../runs/tool-api.js";
 import { scoreLogText, scoreText } from "../score-text.js";
 import { commandText, headTail } from "./command-text.js";
 

@@ -5,9 +5,8 @@
  * scaffold's own saves of long outputs skipped, a call cut off by the crash answered as interrupted).
  * Budget notes and nudges are not kept; a line tells the model that the run was resumed.
  */
-import type { Direction, StoredEvent } from "../../core/index.js";
+import type { CommandObservation, Direction, ScoreView, StoredEvent } from "../../core/index.js";
 import { AssistantMessage, type Message } from "../models/model-client.js";
-import type { CommandObservation, ScoreView } from "../../runs/tool-api.js";
 import { scoreLogText, scoreText } from "../score-text.js";
 import { commandText, headTail } from "./command-text.js";
 import { SAVE_OUTPUT_MARKER } from "./modular-tools.js";

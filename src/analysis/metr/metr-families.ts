@@ -2,10 +2,10 @@
  * @module
  * METR's task family names for the seven RE-Bench environments, and ours.
  */
-import type { EnvironmentName } from "../../core/index.js";
+import type { PaperEnvironment } from "../../core/index.js";
 
 /** METR family → our environment name. Rows of any other family are skipped (and counted) on import. */
-export const METR_FAMILIES: Readonly<Record<string, EnvironmentName>> = Object.freeze({
+export const METR_FAMILIES: Readonly<Record<string, PaperEnvironment>> = Object.freeze({
   ai_rd_optimize_llm_foundry: "optimize_llm_foundry",
   ai_rd_triton_cumsum: "optimize_kernel",
   ai_rd_fix_embedding: "fix_embedding",

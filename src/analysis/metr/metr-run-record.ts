@@ -2,10 +2,11 @@
  * @module
  * One line of METR's published run records (JSON Lines), as the importer reads it and the exporter
  * writes it. `score` is already normalized; `time_limit` is in seconds (`0` for humans, whose attempts
- * were 8 hours); times are epoch milliseconds. Three optional `rebench_*` fields carry what rebench
+ * were 8 hours); times are epoch milliseconds. Four optional `rebench_*` fields carry what rebench
  * records and METR's format has no column for, so an export reads back without loss.
  */
 import { z } from "zod";
+import { Provenance } from "../../core/index.js";
 
 const num = z.number().finite().nullable().optional();
 const str = z.string().nullable().optional();
@@ -35,5 +36,7 @@ export const MetrRunRecord = z.object({
   rebench_working_seconds: num,
   /** rebench: protected scoring calls the run made. */
   rebench_score_calls: num,
+  /** rebench: the run's provenance (RunSpec.provenance: version, commit, environment digest, event schema). */
+  rebench_provenance: Provenance.nullish(),
 });
 export type MetrRunRecord = z.infer<typeof MetrRunRecord>;

@@ -77,10 +77,20 @@ describe("parseMetrRuns()", () => {
     ]);
   });
 
-  test("a null score counts as 0 (no valid solution) and is counted; fatal errors are counted", () => {
-    const out = parseMetrRuns([row({ score: null }), row({ fatal_error_from: "serverError", score: 0.1 })].join("\n"));
-    expect(out.runs.map((r) => r.score)).toEqual([0, 0.1]);
-    expect([out.nullScores, out.fatalErrors]).toEqual([1, 1]);
+  test("a null score counts as 0 (no valid solution) and is counted; fatal errors are counted by kind", () => {
+    const out = parseMetrRuns(
+      [row({ score: null }), row({ fatal_error_from: "serverError", score: 0.1 }), row({ fatal_error_from: "agent" }), row({ fatal_error_from: "serverError" })].join("\n"),
+    );
+    expect(out.runs.map((r) => r.score)).toEqual([0, 0.1, 0.4, 0.4]);
+    expect(out.nullScores).toBe(1);
+    expect(out.fatalErrors).toEqual({ serverError: 2, agent: 1 });
+  });
+
+  test("runs that ended at their usage limits are counted apart, not as fatal errors", () => {
+    const out = parseMetrRuns([row({ fatal_error_from: "usageLimits" }), row({ fatal_error_from: "usageLimits", score: 0.9 }), row({})].join("\n"));
+    expect(out.runs.map((r) => r.score)).toEqual([0.4, 0.9, 0.4]);
+    expect(out.usageLimitEndings).toBe(2);
+    expect(out.fatalErrors).toEqual({});
   });
 
   test("agent rows without a time limit are skipped and counted", () => {

@@ -3,7 +3,8 @@
  * Import METR's published run records (JSON Lines) as analysis runs: family names mapped to ours, rows
  * of other families skipped and counted, humans (`alias` "human" or `time_limit` 0) grouped as one
  * participant `human` with 8-hour attempts. A malformed line stops the import with every bad line named,
- * so nothing is silently dropped.
+ * so nothing is silently dropped. `fatal_error_from: "usageLimits"` is how a RE-Bench run normally ends
+ * (the agent spent its token, cost or time budget), so those rows are counted apart from real fatal errors.
  */
 import { formatIssues, InvalidInputError } from "../../core/index.js";
 import type { AnalysisRun } from "../analysis-run.js";
@@ -27,15 +28,20 @@ export interface MetrImport {
   skippedNoTimeLimit: number;
   /** Rows with a null score, imported as 0 (no valid solution). */
   nullScores: number;
-  /** Rows that name a `fatal_error_from`, imported with their score. */
-  fatalErrors: number;
+  /** Rows whose `fatal_error_from` is `usageLimits`: the run ended at its budget, as RE-Bench runs normally do. */
+  usageLimitEndings: number;
+  /** Rows that name any other `fatal_error_from`, by that value; imported with their score. */
+  fatalErrors: Record<string, number>;
 }
+
+/** METR's (Vivaria's) `fatal_error_from` for a run stopped at its usage limits: a normal ending. */
+export const USAGE_LIMITS_ERROR = "usageLimits";
 
 const MAX_REPORTED_ERRORS = 10;
 
 export function parseMetrRuns(text: string, options: ParseMetrRunsOptions = {}): MetrImport {
   const { humanTimeLimitSeconds = 28_800, source = "the runs file" } = options;
-  const out: MetrImport = { runs: [], lines: 0, skippedFamilies: {}, skippedNoTimeLimit: 0, nullScores: 0, fatalErrors: 0 };
+  const out: MetrImport = { runs: [], lines: 0, skippedFamilies: {}, skippedNoTimeLimit: 0, nullScores: 0, usageLimitEndings: 0, fatalErrors: {} };
   const errors: string[] = [];
   text.split("\n").forEach((line, index) => {
     if (line.trim() === "") return;
@@ -69,7 +75,9 @@ export function parseMetrRuns(text: string, options: ParseMetrRunsOptions = {}):
       return;
     }
     if (row.score === null || row.score === undefined) out.nullScores += 1;
-    if (row.fatal_error_from) out.fatalErrors += 1;
+    const fatal = row.fatal_error_from;
+    if (fatal === USAGE_LIMITS_ERROR) out.usageLimitEndings += 1;
+    else if (fatal) out.fatalErrors[fatal] = (out.fatalErrors[fatal] ?? 0) + 1;
     out.runs.push({
       id: String(row.run_id),
       participant: human ? "human" : row.alias,
@@ -92,7 +100,7 @@ export function parseMetrRuns(text: string, options: ParseMetrRunsOptions = {}):
     const shown = errors.slice(0, MAX_REPORTED_ERRORS).join("\n");
     const more = errors.length > MAX_REPORTED_ERRORS ? `\n... and ${errors.length - MAX_REPORTED_ERRORS} more` : "";
     throw new InvalidInputError(`${source} has ${errors.length} malformed line(s) of METR run records:\n${shown}${more}`, {
-      hint: "each line must be one JSON object with run_id, task_id, alias, score and time_limit (README, section Comparing agents and humans)",
+      hint: "each line must be one JSON object with run_id, task_id, alias, score and time_limit (docs/analysis.md)",
     });
   }
   return out;

@@ -39,5 +39,6 @@ export function toMetrRecord(run: AnalysisRun, summary: RunSummary): MetrRunReco
     rebench_variant: run.variant ?? null,
     rebench_working_seconds: run.usage.workingSeconds,
     rebench_score_calls: run.usage.scoreCalls,
+    rebench_provenance: summary.spec.provenance ?? null,
   };
 }

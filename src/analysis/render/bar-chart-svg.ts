@@ -7,14 +7,20 @@ import type { BarFigure } from "./figure.js";
 import { type Box, svgParts } from "./svg-parts.js";
 
 const WIDTH = 1000;
+/** The canvas is taller when the legend needs it. */
 const HEIGHT = 540;
+/** Between the legend's right edge and the canvas's. */
+const LEGEND_MARGIN = 10;
 
 export function barChartSvg(figure: BarFigure): string {
   const { r, text } = svgParts;
   const box: Box = { left: 78, right: WIDTH - 250, top: 52, bottom: HEIGHT - 90 };
   const values = figure.series.flatMap((s) => s.values.filter((v): v is number => v !== null));
   const axis = svgParts.yAxis(box, [...values, ...(figure.guides ?? []).map((g) => g.y)], figure.yLabel);
-  const parts = [svgParts.open(WIDTH, HEIGHT, figure.title, figure.note), axis.svg];
+  const legendX = box.right + 24;
+  const legend = svgParts.legend(legendX, box.top + 4, WIDTH - LEGEND_MARGIN - legendX, figure.series);
+  const height = Math.max(HEIGHT, Math.ceil(legend.bottom + 36));
+  const parts = [svgParts.open(WIDTH, height, figure.title, figure.note), axis.svg];
   const group = (box.right - box.left) / Math.max(1, figure.categories.length);
   const bar = (group * 0.8) / Math.max(1, figure.series.length);
   figure.categories.forEach((category, c) => {
@@ -33,7 +39,7 @@ export function barChartSvg(figure: BarFigure): string {
     wrap(category, 12).forEach((line, i) => parts.push(text(cx, box.bottom + 18 + i * 15, line, 'text-anchor="middle" font-size="12" fill="#333"')));
   });
   parts.push(svgParts.guides(box, axis.y, axis.top, figure.guides));
-  parts.push(svgParts.legend(box.right + 24, box.top + 4, figure.series));
+  parts.push(legend.svg);
   parts.push("</svg>");
   return `${parts.filter((p) => p !== "").join("\n")}\n`;
 }

@@ -8,7 +8,10 @@ import { niceTicks } from "./nice-ticks.js";
 import { type Box, svgParts } from "./svg-parts.js";
 
 const WIDTH = 900;
+/** The canvas is taller when the legend needs it. */
 const HEIGHT = 520;
+/** Between the legend's right edge and the canvas's. */
+const LEGEND_MARGIN = 10;
 
 export function lineChartSvg(figure: LineFigure): string {
   const { r, text, formatTick } = svgParts;
@@ -18,7 +21,11 @@ export function lineChartSvg(figure: LineFigure): string {
   const ys = points.flatMap((p) => [p.y, p.lo ?? p.y, p.hi ?? p.y]).concat((figure.guides ?? []).map((g) => g.y));
   const axis = svgParts.yAxis(box, ys, figure.yLabel);
   const x = xScale(figure, xs, box);
-  const parts = [svgParts.open(WIDTH, HEIGHT, figure.title, figure.note), axis.svg, svgParts.guides(box, axis.y, axis.top, figure.guides)];
+  const markers = figure.series.every((s) => s.points.length <= 12);
+  const legendX = box.right + 24;
+  const legend = svgParts.legend(legendX, box.top + 4, WIDTH - LEGEND_MARGIN - legendX, figure.series.map((s) => ({ ...s, marker: markers })));
+  const height = Math.max(HEIGHT, Math.ceil(legend.bottom + 36));
+  const parts = [svgParts.open(WIDTH, height, figure.title, figure.note), axis.svg, svgParts.guides(box, axis.y, axis.top, figure.guides)];
   for (const tick of x.ticks) {
     const px = x.scale(tick.value);
     parts.push(`<line x1="${r(px)}" x2="${r(px)}" y1="${box.bottom}" y2="${box.bottom + 5}" stroke="#444"/>`);
@@ -50,8 +57,7 @@ export function lineChartSvg(figure: LineFigure): string {
       for (const p of series.points) parts.push(`<circle cx="${r(x.scale(p.x))}" cy="${r(axis.y(p.y))}" r="4" fill="${series.color}"/>`);
     }
   }
-  const markers = figure.series.every((s) => s.points.length <= 12);
-  parts.push(svgParts.legend(box.right + 24, box.top + 4, figure.series.map((s) => ({ ...s, marker: markers }))));
+  parts.push(legend.svg);
   parts.push("</svg>");
   return `${parts.filter((p) => p !== "").join("\n")}\n`;
 

@@ -5,6 +5,7 @@
  * fonts-dejavu-core), which the PNG renderer loads explicitly.
  */
 import { niceTicks } from "./nice-ticks.js";
+import { textWidth } from "./text-width.js";
 
 export const FONT = "DejaVu Sans, Verdana, Arial, sans-serif";
 
@@ -26,10 +27,6 @@ function text(x: number, y: number, content: string, attrs = ""): string {
 /** Round a coordinate to 0.1 px so SVG files stay small and stable. */
 function r(v: number): string {
   return String(Math.round(v * 10) / 10);
-}
-
-function shorten(label: string, max = 30): string {
-  return label.length <= max ? label : `${label.slice(0, max - 1)}…`;
 }
 
 function open(width: number, height: number, title: string, note: string | undefined): string {
@@ -72,17 +69,76 @@ function guides(box: Box, y: (v: number) => number, top: number, list: readonly 
     .join("\n");
 }
 
-/** Legend entries stacked to the right of the plot. */
-function legend(x: number, top: number, entries: readonly { name: string; color: string; dash?: string; marker?: boolean }[]): string {
+const LEGEND_FONT = 13;
+/** Between the first lines of two entries. */
+const LEGEND_ENTRY = 21;
+/** Between the lines of one entry's label. */
+const LEGEND_LINE = 15;
+/** Lines a label may take before the rest is cut with an ellipsis. */
+const LEGEND_MAX_LINES = 3;
+
+export interface LegendEntry {
+  name: string;
+  color: string;
+  dash?: string;
+  marker?: boolean;
+}
+
+/**
+ * Legend entries stacked to the right of the plot, each label wrapped to `width` pixels (measured in
+ * DejaVu Sans) so that it stays on the canvas. Returns the drawing and the lowest baseline it uses.
+ */
+function legend(x: number, top: number, width: number, entries: readonly LegendEntry[]): { svg: string; bottom: number } {
   const parts = [text(x, top, "Legend", 'font-weight="bold" fill="#111"')];
-  entries.forEach((e, i) => {
-    const y = top + 22 + i * 21;
+  let y = top + 22;
+  let bottom = top;
+  for (const e of entries) {
     const dash = e.dash ? ` stroke-dasharray="${e.dash}"` : "";
     parts.push(`<line x1="${x}" x2="${x + 26}" y1="${y - 4}" y2="${y - 4}" stroke="${e.color}" stroke-width="3"${dash}/>`);
     if (e.marker) parts.push(`<circle cx="${x + 13}" cy="${y - 4}" r="4" fill="${e.color}"/>`);
-    parts.push(text(x + 34, y, shorten(e.name), 'fill="#111"'));
-  });
-  return parts.join("\n");
+    const lines = wrapLabel(e.name, width - 34, LEGEND_FONT);
+    lines.forEach((line, i) => parts.push(text(x + 34, y + i * LEGEND_LINE, line, 'fill="#111"')));
+    bottom = y + (lines.length - 1) * LEGEND_LINE;
+    y = bottom + LEGEND_ENTRY;
+  }
+  return { svg: parts.join("\n"), bottom };
+}
+
+/**
+ * `label` as lines no wider than `width` pixels at `fontSize`. A label that does not fit on one line starts
+ * a new line after each comma (the report's labels are "participant, limit runs (n)"), and breaks at spaces
+ * within those parts; a word wider than a line is broken inside, and past `maxLines` lines the last one is
+ * cut with an ellipsis.
+ */
+export function wrapLabel(label: string, width: number, fontSize: number, maxLines = LEGEND_MAX_LINES): string[] {
+  const fits = (line: string) => textWidth(line.trimEnd(), fontSize) <= width;
+  const lines = fits(label) ? [label] : label.split(/(?<=, )/).flatMap((part) => wrapWords(part, fits));
+  if (lines.length <= maxLines) return lines;
+  let last = lines[maxLines - 1]!;
+  while (last !== "" && !fits(`${last}…`)) last = [...last].slice(0, -1).join("");
+  return [...lines.slice(0, maxLines - 1), `${last.trimEnd()}…`];
+}
+
+/** Greedy line breaking at spaces; a word that fits no line is broken between characters. */
+function wrapWords(text: string, fits: (line: string) => boolean): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/(?<= )/)) {
+    if (fits(line + word)) {
+      line += word;
+      continue;
+    }
+    if (line !== "") lines.push(line.trimEnd());
+    line = "";
+    for (const char of word) {
+      if (line !== "" && !fits(line + char)) {
+        lines.push(line);
+        line = "";
+      }
+      line += char;
+    }
+  }
+  return [...lines, line.trimEnd()];
 }
 
 function formatTick(v: number): string {

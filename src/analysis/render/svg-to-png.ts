@@ -18,11 +18,22 @@ const FONT_FILES = [
 
 export async function svgToPng(svg: string, options: SvgToPngOptions = {}): Promise<Buffer> {
   const { Resvg } = await import("@resvg/resvg-js");
-  const fontFiles = FONT_FILES.filter((f) => existsSync(f));
-  const resvg = new Resvg(svg, {
-    fitTo: { mode: "width", value: options.width ?? 1800 },
-    background: "#ffffff",
-    font: { loadSystemFonts: fontFiles.length === 0, fontFiles, defaultFontFamily: "DejaVu Sans" },
-  });
+  const resvg = new Resvg(svg, { fitTo: { mode: "width", value: options.width ?? 1800 }, background: "#ffffff", font: fontOptions() });
   return resvg.render().asPng();
+}
+
+/**
+ * The box that everything visible in `svg` covers, text laid out as the PNG renders it, in SVG pixels and
+ * not clipped to the canvas (so a label that runs off the edge shows as a box wider than the canvas).
+ * Undefined when nothing is drawn.
+ */
+export async function drawnBox(svg: string): Promise<{ left: number; top: number; right: number; bottom: number } | undefined> {
+  const { Resvg } = await import("@resvg/resvg-js");
+  const box = new Resvg(svg, { font: fontOptions() }).getBBox();
+  return box && { left: box.x, top: box.y, right: box.x + box.width, bottom: box.y + box.height };
+}
+
+function fontOptions() {
+  const fontFiles = FONT_FILES.filter((f) => existsSync(f));
+  return { loadSystemFonts: fontFiles.length === 0, fontFiles, defaultFontFamily: "DejaVu Sans" };
 }

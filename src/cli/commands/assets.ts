@@ -9,11 +9,12 @@ import { type BuiltAsset, buildAssets, listAssets, readAssetCatalog } from "../.
 import { formatDuration, formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
 import { formatTable } from "../table.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 export function registerAssets(program: Command, io: Io): void {
   const assets = program
     .command("assets")
-    .description("build and list the offline assets (corpus, tokenizers, token files, small GPTs)");
+    .description(COMMAND_SUMMARIES.assets);
 
   assets
     .command("build")

@@ -28,8 +28,8 @@ import {
   type VariantCalibration,
 } from "../../core/index.js";
 import { calibrationPath, checkTask, getEnvironment, requireImplementation, writeVariantCalibration } from "../../environments/index.js";
-import { probeMachine } from "../../scoring/probe-machine.js";
-import { defaultDbPath } from "../../store/index.js";
+import { probeMachine } from "../../core/index.js";
+import { resolveDbPath } from "../../store/index.js";
 import { runAgentBatch } from "../agent-batch.js";
 import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
 import { formatNumber } from "../format.js";
@@ -38,6 +38,7 @@ import { positiveInteger, positiveNumber } from "../number-options.js";
 import { formatTable } from "../table.js";
 import { runsTable } from "./run.js";
 import { dbOption, withStore } from "./runs.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 /** Working-time limit of each calibration run. */
 const CALIBRATION_TIME_LIMIT_SECONDS = 2 * 3600;
@@ -64,7 +65,7 @@ export function registerCalibrate(program: Command, io: Io): void {
   dbOption(
     program
       .command("calibrate")
-      .description("run the starting and reference solutions N times each; print mean ± std of their raw scores and the machine; check the 10× rule")
+      .description(COMMAND_SUMMARIES.calibrate)
       .argument("<name>", "environment name (see `rebench environments list`)")
       .requiredOption("--variant <variant>", "mini, gpu or paper")
       .option("--runs <n>", "runs of each solution (at least 2)", atLeastTwo, 5)
@@ -91,7 +92,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
   requireImplementation(family.name, variant);
   const warning = await warnIfCalibratedElsewhere(io, family.name, variant);
   const machine = await probeMachine();
-  const db = path.resolve(options.db ?? defaultDbPath());
+  const db = resolveDbPath(options.db);
   const progressIo: Io = options.json ? { ...io, out: io.err, interactive: false } : io;
   const common = {
     environment: family.name,

@@ -5,9 +5,12 @@
  */
 import type { Command } from "commander";
 import { ReportedFailureError } from "../../core/index.js";
-import { type BackendCheck, sandboxBackends } from "../../sandbox/index.js";
+import { backends as backendRegistry } from "../../runs/sandbox-backends.js";
+import type { BackendCheck } from "../../sandbox/index.js";
+import { registerBuiltins } from "../builtins.js";
 import { type Io, printJson } from "../io.js";
 import { formatTable } from "../table.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 export interface DoctorReport {
   /** At least one backend is usable, and every usable backend's isolation holds in full. */
@@ -18,12 +21,13 @@ export interface DoctorReport {
 export function registerDoctor(program: Command, io: Io): void {
   program
     .command("doctor")
-    .description("check which sandbox backends work here and whether isolation holds (by probing a real sandbox)")
+    .description(COMMAND_SUMMARIES.doctor)
     .option("--json", "print the report as JSON")
     .addHelpText("after", "\nExit status 1 when no backend is usable or a usable one leaks.\n\nExample:\n  rebench doctor --json")
     .action(async (options: { json?: boolean }) => {
       const backends: BackendCheck[] = [];
-      for (const backend of sandboxBackends()) {
+      registerBuiltins();
+      for (const backend of backendRegistry.list().map((entry) => entry.create({ forCheck: true }))) {
         if (!options.json && io.interactive) io.err(`checking ${backend.name}...\n`);
         backends.push(await backend.check());
       }
@@ -49,6 +53,7 @@ function formatReport(report: DoctorReport): string {
     { header: "PROTECTED UNREADABLE", value: (b) => yesNo(b.isolation.protectedUnreadable) },
     { header: "LIMITS APPLIED", value: (b) => yesNo(b.isolation.limitsApplied) },
     { header: "SEPARATE USER", value: (b) => yesNo(b.isolation.runsAsSeparateUser) },
+    { header: "JAIL HOLDS", value: (b) => yesNo(b.isolation.jailHolds) },
   ]);
   const notes = report.backends.flatMap((b) => [...b.problems, ...(b.notes ?? []).map((n) => `(note) ${n}`)].map((p) => `  ${b.backend}: ${p}\n`));
   return `rebench doctor: sandbox backends on this machine, each probed with a real sandbox\n\n${table}${notes.length ? `\n${notes.join("")}` : ""}`;

@@ -16,6 +16,7 @@ import {
 import { formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
 import { formatTable } from "../table.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 /** The JSON shape of one environment in `environments list --json`. */
 export function describeEnvironment(family: EnvironmentFamily) {
@@ -45,7 +46,7 @@ function describeVariant(definition: VariantDefinition) {
 }
 
 export function registerEnvironments(program: Command, io: Io): void {
-  const environments = program.command("environments").description("list and show the environments");
+  const environments = program.command("environments").description(COMMAND_SUMMARIES.environments);
 
   environments
     .command("list")

@@ -11,16 +11,17 @@ import type { Command } from "commander";
 import { InvalidInputError, parseWith, TaskId, UnavailableError, Variant } from "../../core/index.js";
 import { HumanAgent } from "../../agents/human/human-agent.js";
 import { hasTerminals } from "../../sandbox/terminal.js";
-import { registerBuiltinBackends } from "../../runs/builtin-backends.js";
+import { registerBuiltins } from "../builtins.js";
 import { driveRun } from "../../runs/drive-run.js";
 import { SandboxHumanLink } from "../../runs/human-link.js";
 import { newRunSpec, runEnvironment } from "../../runs/run-environment.js";
-import { sandboxBackend } from "../../runs/sandbox-backends.js";
-import { defaultDbPath } from "../../store/index.js";
+import { backends, sandboxBackend } from "../../runs/sandbox-backends.js";
+import { resolveDbPath } from "../../store/index.js";
 import { parseDuration } from "../duration.js";
 import { formatDuration, formatNumber } from "../format.js";
 import type { Io } from "../io.js";
 import { dbOption, withStore } from "./runs.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 interface HumanOptions {
   variant: string;
@@ -45,7 +46,7 @@ export function registerHuman(program: Command, io: Io): void {
   dbOption(
     program
       .command("human")
-      .description("the human baseline mode: an interactive shell in the environment's sandbox, with score and submit commands")
+      .description(COMMAND_SUMMARIES.human)
       .argument("<name>", "environment name (see `rebench environments list`)")
       .requiredOption("--variant <variant>", "mini, gpu or paper")
       .option("--task <task>", "main or hidden_score", "main")
@@ -59,7 +60,7 @@ export function registerHuman(program: Command, io: Io): void {
           "Example:\n  rebench human optimize_kernel --variant mini --time-limit 8h",
       ),
   ).action(async (name: string, options: HumanOptions) => {
-    registerBuiltinBackends();
+    registerBuiltins();
     const variant = parseWith(Variant, options.variant, "--variant");
     const task = parseWith(TaskId, options.task, "--task");
     const timeLimitSeconds = parseDuration(options.timeLimit, "--time-limit");
@@ -72,14 +73,14 @@ export function registerHuman(program: Command, io: Io): void {
       timeLimitSeconds,
       config: { driver: "human", sandbox: options.backend },
     });
-    const backend = await sandboxBackend(options.backend);
-    if (!hasTerminals(backend)) {
+    const backend = sandboxBackend(options.backend);
+    if (!backends.find(options.backend)?.terminals || !hasTerminals(backend)) {
       throw new UnavailableError(`the ${options.backend} sandbox backend offers no interactive terminal yet`, {
         hint: "`rebench start` and `rebench score --dir` work with every backend",
       });
     }
     checkTerminal();
-    const db = path.resolve(options.db ?? defaultDbPath());
+    const db = resolveDbPath(options.db);
     const recordDir = path.resolve(options.recordDir ?? path.join(path.dirname(db), "transcripts"));
     const run = await withStore(db, async (store) => {
       const created = await store.createRun(spec);

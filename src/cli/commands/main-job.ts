@@ -12,8 +12,8 @@ import type { EnvironmentFamily } from "../../environments/contract.js";
 import { getEnvironment, listEnvironments } from "../../environments/index.js";
 import { requireImplementation } from "../../environments/registry.js";
 import { buildAssets } from "../../assets/index.js";
-import { MODEL_SCAFFOLDS } from "../../agents/index.js";
-import { defaultDbPath } from "../../store/index.js";
+import { MODEL_SCAFFOLD_NAMES } from "../builtins.js";
+import { defaultDbPath, resolveDbPath } from "../../store/index.js";
 import { runAgentBatch } from "../agent-batch.js";
 import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
 import { parseDuration } from "../duration.js";
@@ -23,6 +23,7 @@ import { formatTable } from "../table.js";
 import { runReport } from "./report.js";
 import { RunsFailedError, runsTable } from "./run.js";
 import { withStore } from "./runs.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 interface MainOptions {
   db: string;
@@ -43,12 +44,12 @@ function isMiniAvailable(family: EnvironmentFamily): boolean {
 export function registerMainJob(program: Command, io: Io): void {
   program
     .command("main")
-    .description("run the offline main job: every available mini environment, start and reference, then the report")
+    .description(COMMAND_SUMMARIES.main)
     .option("--db <path>", "run store (SQLite file)", defaultDbPath())
     .option("--environments <names>", "only these environments, comma-separated (default: every available mini variant)")
     .option("--backend <name>", "sandbox backend", "local")
     .option("--time-limit <duration>", "working-time limit per run", "30m")
-    .option("--agent <scaffold>", `also run this scaffold on each environment: ${MODEL_SCAFFOLDS.join(", ")} (needs --model and its API key)`)
+    .option("--agent <scaffold>", `also run this scaffold on each environment: ${MODEL_SCAFFOLD_NAMES.join(", ")} (needs --model and its API key)`)
     .option("--model <provider:model>", "the agent's model, e.g. openai:gpt-4o")
     .option("--runs <k>", "agent runs per environment (with --agent)", positiveInteger("--runs"), 1)
     .option("--report-dir <dir>", "where to write the HTML report (default: report/ beside the store)")
@@ -58,8 +59,8 @@ export function registerMainJob(program: Command, io: Io): void {
 }
 
 async function mainJob(options: MainOptions, io: Io): Promise<void> {
-  if (options.agent !== undefined && !MODEL_SCAFFOLDS.includes(options.agent)) {
-    throw new InvalidInputError(`--agent is one of ${MODEL_SCAFFOLDS.join(", ")}, got "${options.agent}"`);
+  if (options.agent !== undefined && !MODEL_SCAFFOLD_NAMES.includes(options.agent)) {
+    throw new InvalidInputError(`--agent is one of ${MODEL_SCAFFOLD_NAMES.join(", ")}, got "${options.agent}"`);
   }
   if ((options.agent === undefined) !== (options.model === undefined)) {
     throw new InvalidInputError("--agent and --model go together", { hint: "e.g. --agent modular --model openai:gpt-4o, or neither for the offline job" });
@@ -68,7 +69,7 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
   const chosen = options.environments
     ? options.environments.split(",").map((name) => getEnvironment(name.trim()))
     : families.filter(isMiniAvailable);
-  const db = path.resolve(options.db);
+  const db = resolveDbPath(options.db);
   io.out(`rebench main job: ${families.filter(isMiniAvailable).length} of ${families.length} mini environments available (store: ${db})\n\n`);
   io.out(
     formatTable(families, [
@@ -117,7 +118,7 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
 async function buildNeededAssets(chosen: readonly EnvironmentFamily[], io: Io): Promise<void> {
   const needed = [...new Set(chosen.flatMap((family) => requireImplementation(family.name, "mini").assets ?? []))];
   if (needed.length === 0) return;
-  io.out(`\nAssets the chosen environments need: ${needed.join(", ")} (built if missing or stale; the first build takes minutes)\n`);
+  io.out(`\nAssets the chosen environments need: ${needed.join(", ")} (built if missing or stale, progress below; all of the mini variants' take about 4.5 minutes the first time on 2 cores, mostly training mini-large)\n`);
   const outcome = await buildAssets({ only: needed, onProgress: (line) => io.err(`${line}\n`) });
   const built = outcome.assets.filter((a) => a.status === "built");
   io.out(built.length === 0 ? "all built already\n" : `built ${built.map((a) => `${a.name} (${a.seconds.toFixed(0)} s)`).join(", ")}\n`);

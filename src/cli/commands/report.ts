@@ -10,16 +10,12 @@ import type { Command } from "commander";
 import { InvalidInputError } from "../../core/index.js";
 import { buildReport, type Report } from "../../analysis/build-report.js";
 import { parseBudgets } from "../../analysis/parse-budgets.js";
-import { figureSvg } from "../../analysis/render/figure-svg.js";
-import { reportFigures } from "../../analysis/render/report-figures.js";
-import { reportHtml } from "../../analysis/render/report-html.js";
-import { reportMarkdown } from "../../analysis/render/report-markdown.js";
 import { reportTables } from "../../analysis/render/report-tables.js";
-import { svgToPng } from "../../analysis/render/svg-to-png.js";
 import { type LoadedRuns, loadRunsFile, loadStoreRuns, mixedVariantNotes } from "../analysis-input.js";
 import { type Io, printJson } from "../io.js";
 import { formatTable } from "../table.js";
 import { dbOption, withStore } from "./runs.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 export interface ReportOptions {
   runsFile?: string;
@@ -42,7 +38,7 @@ export function registerReport(program: Command, io: Io): void {
   dbOption(
     program
       .command("report")
-      .description("compare agents and humans: best-of-k over total time budgets, bootstrap CIs, cost, plots")
+      .description(COMMAND_SUMMARIES.report)
       .option("--runs-file <file>", "read runs from this file instead of the run store")
       .option("--format <format>", "format of --runs-file: metr (METR's JSON Lines run records)", "metr")
       .option("--budgets <list>", "total time budgets per environment, comma-separated", "2h,8h,32h")
@@ -108,6 +104,14 @@ function jsonOf(report: Report, loaded: LoadedRuns, notes: string[]) {
 }
 
 async function writeReport(dir: string, report: Report, options: { source: string; notes: string[] }): Promise<number> {
+  // The figure and page renderers (and resvg, a native module) load only when a report is written.
+  const [{ figureSvg }, { reportFigures }, { reportHtml }, { reportMarkdown }, { svgToPng }] = await Promise.all([
+    import("../../analysis/render/figure-svg.js"),
+    import("../../analysis/render/report-figures.js"),
+    import("../../analysis/render/report-html.js"),
+    import("../../analysis/render/report-markdown.js"),
+    import("../../analysis/render/svg-to-png.js"),
+  ]);
   const figures = reportFigures(report);
   await mkdir(path.join(dir, "figures"), { recursive: true });
   const files: [string, string | Buffer][] = [

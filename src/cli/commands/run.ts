@@ -8,9 +8,10 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { InvalidInputError, parseWith, RebenchError, type RunSummary, TaskId, Variant } from "../../core/index.js";
-import { BUILTIN_SCAFFOLDS, MODEL_SCAFFOLDS } from "../../agents/index.js";
-import { readActionsFile, type ReplayStep } from "../../agents/replay/replay-actions.js";
-import { defaultDbPath } from "../../store/index.js";
+import { scaffolds } from "../../runs/scaffolds.js";
+import { registerBuiltins, SCAFFOLD_NAMES } from "../builtins.js";
+import { readActionsFile, type ReplayStep } from "../../core/index.js";
+import { resolveDbPath } from "../../store/index.js";
 import { type AgentBatchRequest, runAgentBatch } from "../agent-batch.js";
 import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
 import { parseDuration } from "../duration.js";
@@ -19,6 +20,7 @@ import { type Io, printJson } from "../io.js";
 import { positiveInteger, positiveNumber } from "../number-options.js";
 import { formatTable } from "../table.js";
 import { dbOption, withStore } from "./runs.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 /** Exit code 1: the command ran, and some of its runs failed. */
 export class RunsFailedError extends RebenchError {
@@ -98,10 +100,10 @@ export function registerRun(program: Command, io: Io): void {
   dbOption(
     program
       .command("run")
-      .description("run agents (modular, aide or replay) on an environment variant and print their scores")
+      .description(COMMAND_SUMMARIES.run)
       .argument("<name>", "environment name (see `rebench environments list`)")
       .requiredOption("--variant <variant>", "mini, gpu or paper")
-      .requiredOption("--agent <scaffold>", `the scaffold: ${BUILTIN_SCAFFOLDS.join(", ")}`)
+      .requiredOption("--agent <scaffold>", `the scaffold: ${SCAFFOLD_NAMES.join(", ")}`)
       .option("--model <provider:model>", "the model of modular and aide: openai:MODEL, anthropic:MODEL or compat:URL#MODEL")
       .option("--task <task>", "main or hidden_score", "main")
       .option("--time-limit <duration>", "working-time limit per run (30m, 2h, 8h or seconds)", "30m")
@@ -110,7 +112,7 @@ export function registerRun(program: Command, io: Io): void {
       .option("--runs <k>", "how many runs", positiveInteger("--runs"), 1)
       .option("--concurrency <c>", "runs at a time", positiveInteger("--concurrency"), 1)
       .option("--actions <what>", "replay: reference (default), start (score the starting solution and submit it) or a JSON Lines FILE")
-      .option("--agent-config <json>", "scaffold settings as a JSON object (see the README)")
+      .option("--agent-config <json>", "scaffold settings as a JSON object (docs/agents.md)")
       .option("--participant <alias>", "what reports call these runs (default: MODEL (SCAFFOLD), or reference (replay))")
       .option("--backend <name>", "sandbox backend", "local")
       .option("--progress <seconds>", "seconds between progress lines when not on a terminal", positiveNumber("--progress"), 30)
@@ -122,11 +124,13 @@ export function registerRun(program: Command, io: Io): void {
           "  rebench run optimize_kernel --variant mini --agent modular --model openai:gpt-4o --time-limit 30m --tokens 2000000 --runs 4 --concurrency 2",
       ),
   ).action(async (name: string, options: RunOptions) => {
-    if (!BUILTIN_SCAFFOLDS.includes(options.agent)) {
-      throw new InvalidInputError(`unknown scaffold "${options.agent}"`, { hint: `--agent is one of ${BUILTIN_SCAFFOLDS.join(", ")}` });
+    registerBuiltins();
+    const scaffold = scaffolds.find(options.agent);
+    if (!scaffold) {
+      throw new InvalidInputError(`unknown scaffold "${options.agent}"`, { hint: `--agent is one of ${scaffolds.names().join(", ")}` });
     }
-    if (MODEL_SCAFFOLDS.includes(options.agent) && !options.model) {
-      throw new InvalidInputError(`--agent ${options.agent} needs --model`, { hint: "e.g. --model openai:gpt-4o (the README's Models section lists the forms)" });
+    if (scaffold.needsModel && !options.model) {
+      throw new InvalidInputError(`--agent ${options.agent} needs --model`, { hint: "e.g. --model openai:gpt-4o (docs/agents.md, \"Models\", lists the forms)" });
     }
     if (options.actions !== undefined && options.agent !== "replay") throw new InvalidInputError("--actions is for --agent replay");
     const request: AgentBatchRequest = {
@@ -134,7 +138,7 @@ export function registerRun(program: Command, io: Io): void {
       variant: parseWith(Variant, options.variant, "--variant"),
       task: parseWith(TaskId, options.task, "--task"),
       scaffold: options.agent,
-      ...(options.model && MODEL_SCAFFOLDS.includes(options.agent) ? { model: options.model } : {}),
+      ...(options.model && scaffold.needsModel ? { model: options.model } : {}),
       ...(options.participant ? { alias: options.participant } : {}),
       timeLimitSeconds: parseDuration(options.timeLimit, "--time-limit"),
       ...(options.tokens === undefined ? {} : { tokens: options.tokens }),
@@ -147,7 +151,7 @@ export function registerRun(program: Command, io: Io): void {
       progressSeconds: options.progress,
     };
     await warnIfCalibratedElsewhere(io, name, request.variant);
-    const db = path.resolve(options.db ?? defaultDbPath());
+    const db = resolveDbPath(options.db);
     const runs = await withStore(db, (store) => runAgentBatch(store, request, options.json ? { ...io, out: io.err, interactive: false } : io));
     if (options.json) printJson(io, { batchId: runs[0]?.spec.batchId ?? null, db, runs: runs.map(runResult) });
     else io.out(`\n${runsTable(runs)}store: ${db} (\`rebench runs show ID\`, \`rebench report --db ${db}\`)\n`);

@@ -5,7 +5,7 @@
  */
 import type { Command } from "commander";
 import { InvalidInputError, type RunSummary } from "../../core/index.js";
-import { registerBuiltinBackends } from "../../runs/builtin-backends.js";
+import { registerBuiltins } from "../builtins.js";
 import { resumeRuns } from "../../runs/resume-runs.js";
 import { formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
@@ -23,7 +23,7 @@ export function registerRunsResume(program: Command, io: Io): void {
       .option("--json", "print JSON")
       .addHelpText("after", "\nExample:\n  rebench runs resume --db ~/.rebench/rebench.db --concurrency 2"),
   ).action(async (options: { db?: string; run?: string[]; concurrency?: number; json?: boolean }) => {
-    registerBuiltinBackends();
+    registerBuiltins();
     const line = (run: RunSummary) =>
       `${run.id}  ${run.spec.environment}/${run.spec.variant}  ${run.state}${run.stopReason ? ` (${run.stopReason})` : ""}` +
       `${run.error ? `: ${run.error}` : `  raw ${formatNumber(run.finalRaw)}`}`;

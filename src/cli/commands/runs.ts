@@ -6,7 +6,7 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import {
-  EnvironmentName,
+  EnvironmentId,
   InvalidInputError,
   parseWith,
   RUN_STATES,
@@ -21,6 +21,7 @@ import { storedAnalysisRuns } from "../analysis-input.js";
 import { formatDuration, formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
 import { formatTable } from "../table.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 /** Add `--db PATH` to a command. */
 export function dbOption(command: Command): Command {
@@ -43,7 +44,7 @@ function rawOf(run: RunSummary): number | null {
 }
 
 export function registerRuns(program: Command, io: Io): void {
-  const runs = program.command("runs").description("list and inspect stored runs");
+  const runs = program.command("runs").description(COMMAND_SUMMARIES.runs);
 
   dbOption(
     runs
@@ -67,7 +68,7 @@ export function registerRuns(program: Command, io: Io): void {
       json?: boolean;
     }) => {
       const filter = {
-        environment: options.environment ? parseWith(EnvironmentName, options.environment, "--environment") : undefined,
+        environment: options.environment ? parseWith(EnvironmentId, options.environment, "--environment") : undefined,
         variant: options.variant ? parseWith(Variant, options.variant, "--variant") : undefined,
         participant: options.participant,
         states: options.state?.split(",").map((s) => parseWith(RunState, s.trim(), "--state")),
@@ -105,7 +106,8 @@ export function registerRuns(program: Command, io: Io): void {
       const run = await store.getRun(id);
       const scoreLog = await store.scoreLog(run.id);
       const events = options.events ? await store.events(run.id) : undefined;
-      if (options.json) return printJson(io, { run, scoreLog, ...(events ? { events } : {}) });
+      const provenance = run.spec.provenance ?? null;
+      if (options.json) return printJson(io, { run, provenance, scoreLog, ...(events ? { events } : {}) });
       const { spec, usage } = run;
       io.out(
         [
@@ -116,6 +118,9 @@ export function registerRuns(program: Command, io: Io): void {
           `time:        working ${formatDuration(usage.workingSeconds)}, paused ${formatDuration(usage.pausedSeconds)}, wall ${formatDuration(usage.wallSeconds)}`,
           `usage:       ${usage.inputTokens} input + ${usage.outputTokens} output tokens, $${usage.costUsd.toFixed(2)}, ${usage.actions} actions`,
           `score:       raw ${formatNumber(rawOf(run))}${run.finalRaw === null ? " (so far)" : ""}, normalized ${formatNumber(run.normalized)}`,
+          provenance
+            ? `provenance:  rebench ${provenance.rebenchVersion} (${provenance.rebenchCommit ?? "no commit"}), environment ${provenance.environmentDigest.slice(0, 19)}, events v${provenance.eventSchemaVersion}`
+            : "provenance:  not recorded (a run of an older rebench)",
           "",
           scoreLog.length === 0 ? "score log: empty\n" : `score log:\n${formatScoreLog(scoreLog)}`,
         ].join("\n"),

@@ -5,12 +5,13 @@
  * with `--submit`, take the final score and end the run.
  */
 import type { Command } from "commander";
-import { registerBuiltinBackends } from "../../runs/builtin-backends.js";
+import { registerBuiltins } from "../builtins.js";
 import { readDirMarker, type RunStatusView, scoreDirRun } from "../../runs/dir-run.js";
-import type { RunOutcomeView, ScoreView } from "../../runs/tool-api.js";
+import type { RunOutcomeView, ScoreView } from "../../core/index.js";
 import { formatDuration, formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
 import { withStore } from "./runs.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 /** One line for a score the participant may see: the value, or why there is none. */
 export function formatScoreLine(view: ScoreView): string {
@@ -36,14 +37,14 @@ function formatEnded(outcome: RunOutcomeView, run: RunStatusView): string {
 export function registerScore(program: Command, io: Io): void {
   program
     .command("score")
-    .description("score the solution in a directory made by `rebench start`, as the agent's score action does")
+    .description(COMMAND_SUMMARIES.score)
     .requiredOption("--dir <dir>", "the directory given to `rebench start`")
     .option("--db <path>", "run store (default: the one `rebench start` used)")
     .option("--submit [notes]", "take the final score and end the run")
     .option("--json", "print JSON")
     .addHelpText("after", "\nExample:\n  rebench score --dir ~/kernel\n  rebench score --dir ~/kernel --submit \"triton kernel, one pass\"")
     .action(async (options: { dir: string; db?: string; submit?: string | boolean; json?: boolean }) => {
-      registerBuiltinBackends();
+      registerBuiltins();
       const marker = await readDirMarker(options.dir);
       const submit = options.submit === undefined ? undefined : options.submit === true ? "" : String(options.submit);
       const result = await withStore(options.db ?? marker.db, (store) =>

@@ -7,21 +7,22 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { InvalidInputError, parseWith, ReportedFailureError, TaskId, Variant } from "../../core/index.js";
-import { registerBuiltinBackends } from "../../runs/builtin-backends.js";
+import { registerBuiltins } from "../builtins.js";
 import { runStatusView, startDirRun } from "../../runs/dir-run.js";
 import { runEnvironment } from "../../runs/run-environment.js";
 import { scoreView } from "../../scoring/score-view.js";
-import { defaultDbPath } from "../../store/index.js";
+import { resolveDbPath } from "../../store/index.js";
 import { formatDuration } from "../format.js";
 import { type Io, printJson } from "../io.js";
 import { dbOption, withStore } from "./runs.js";
 import { formatScoreLine } from "./score.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 export function registerStart(program: Command, io: Io): void {
   dbOption(
     program
       .command("start")
-      .description("materialize an environment in a directory and start a run there (for humans and development)")
+      .description(COMMAND_SUMMARIES.start)
       .argument("<name>", "environment name (see `rebench environments list`)")
       .requiredOption("--variant <variant>", "mini, gpu or paper")
       .option("--task <task>", "main or hidden_score", "main")
@@ -39,10 +40,10 @@ export function registerStart(program: Command, io: Io): void {
       name: string,
       options: { variant: string; task: string; dir: string; participant: string; timeLimit?: number; backend: string; db?: string; json?: boolean },
     ) => {
-      registerBuiltinBackends();
+      registerBuiltins();
       const variant = parseWith(Variant, options.variant, "--variant");
       const task = parseWith(TaskId, options.task, "--task");
-      const db = path.resolve(options.db ?? defaultDbPath());
+      const db = resolveDbPath(options.db);
       // Ctrl-C (or SIGTERM) while starting: the run is marked failed and the directory left as it was; a second one exits at once.
       const interrupt = new AbortController();
       const onSignal = () => {

@@ -46,7 +46,7 @@ describe.skipIf(skip !== undefined)("ContainerBackend", () => {
     expect(check).toMatchObject({
       backend: "container",
       usable: true,
-      isolation: { networkBlocked: true, protectedUnreadable: true, limitsApplied: true, runsAsSeparateUser: true },
+      isolation: { networkBlocked: true, protectedUnreadable: true, limitsApplied: true, runsAsSeparateUser: true, jailHolds: true },
     });
   });
 

@@ -35,7 +35,7 @@ export class ContainerBackend implements TerminalBackend {
   }
 
   async check(): Promise<BackendCheck> {
-    const unknown = { networkBlocked: null, protectedUnreadable: null, limitsApplied: null, runsAsSeparateUser: null };
+    const unknown = { networkBlocked: null, protectedUnreadable: null, limitsApplied: null, runsAsSeparateUser: null, jailHolds: null };
     let service: PodmanService | undefined;
     try {
       if (!this.api && !(this.api = await findEngine()) && this.options.startPodmanForCheck) {

@@ -135,6 +135,8 @@ export class HostDirs {
     }
     args.push(...parents(SANDBOX_PATHS.python), "--ro-bind", options.pythonDir, SANDBOX_PATHS.python);
     if (options.venv) {
+      // At the sandbox's fixed path (PATH names it), and at the host's too: console scripts' shebangs name that.
+      args.push("--ro-bind", options.venv, SANDBOX_PATHS.venv);
       args.push(...parents(options.venv), "--ro-bind", options.venv, options.venv);
       const base = venvBasePrefix(options.venv);
       if (base) args.push(...parents(base), "--ro-bind", base, base);

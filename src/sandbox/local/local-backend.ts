@@ -145,7 +145,7 @@ export class LocalBackend implements TerminalBackend {
 }
 
 function unknownIsolation(): BackendCheck["isolation"] {
-  return { networkBlocked: null, protectedUnreadable: null, limitsApplied: null, runsAsSeparateUser: null };
+  return { networkBlocked: null, protectedUnreadable: null, limitsApplied: null, runsAsSeparateUser: null, jailHolds: null };
 }
 
 /** uid and gid of a local user, from /etc/passwd (no NSS lookups needed for system users). */

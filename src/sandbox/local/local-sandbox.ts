@@ -175,7 +175,7 @@ export class LocalSandbox implements TerminalSandbox {
     const { owners, privileged, limits } = this.meta;
     const users: SandboxUser[] = role === "agent" ? ["agent"] : ["grader", "root"];
     const idsOf = (user: SandboxUser) => (!privileged || !owners ? null : user === "root" ? { uid: 0, gid: 0 } : owners[user]);
-    const pathPrefix = [...(this.meta.venv ? [`${this.meta.venv}/bin`] : []), ...(this.meta.path ?? [])];
+    const pathPrefix = [...(this.meta.venv ? [`${SANDBOX_PATHS.venv}/bin`] : []), ...(this.meta.path ?? [])];
     const env = (user: SandboxUser) => baseEnv(user, { pathPrefix, extra: this.meta.env });
     const config: ExecutorConfig = {
       ...executorConfigDefaults(role),

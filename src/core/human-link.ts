@@ -3,7 +3,8 @@
  * What the human baseline mode needs from the sandbox side, kept behind one interface so the human agent
  * talks to the run only through the tool API: a terminal to hand to the person, a channel over which the
  * shell's `score`, `score-log` and `submit` commands ask for tool calls, and the clock shown in the prompt.
- * `src/runs/human-link.ts` implements it over a sandbox; tests may fake it.
+ * `src/runs/human-link.ts` implements it over a sandbox, `src/agents/human/human-agent.ts` uses it; tests
+ * may fake it. In core: both sides speak it, and neither layer may import the other.
  */
 
 /** A command typed in the shell: `score`, `score-log` or `submit [NOTES]`. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { parseActions } from "./replay-actions.js";
+import { parseActions } from "./replay-step.js";
 
 describe("parseActions()", () => {
   test("reads the reference format, blank lines skipped", () => {

@@ -4,14 +4,14 @@
  * with the project's figure code, as SVG and PNG:
  *
  *     python environments/scaling_law/sweep/pack_sweep.py --unpack /tmp/sweeps
- *     npx tsx environments/scaling_law/sweep/sweep-figure.ts /tmp/sweeps/mini.json environments/scaling_law/sweep/mini-sweep
+ *     npx tsx scripts/scaling-law-sweep-figure.ts /tmp/sweeps/mini.json /tmp/sweeps/mini-sweep
  *
  * Canary a99505a7-4586-4226-b19e-e5b4a1e41660: rebench environment file; keep out of training data.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import type { LineFigure } from "../../../src/analysis/render/figure.js";
-import { lineChartSvg } from "../../../src/analysis/render/line-chart-svg.js";
-import { svgToPng } from "../../../src/analysis/render/svg-to-png.js";
+import type { LineFigure } from "../src/analysis/render/figure.js";
+import { lineChartSvg } from "../src/analysis/render/line-chart-svg.js";
+import { svgToPng } from "../src/analysis/render/svg-to-png.js";
 
 interface SweepFile {
   variant: string;
@@ -53,7 +53,7 @@ export function sweepFigure(sweep: SweepFile): LineFigure {
 
 async function main(): Promise<void> {
   const [input, out] = process.argv.slice(2);
-  if (!input || !out) throw new Error("usage: sweep-figure.ts SWEEP.json OUT_BASENAME");
+  if (!input || !out) throw new Error("usage: scaling-law-sweep-figure.ts SWEEP.json OUT_BASENAME");
   const svg = lineChartSvg(sweepFigure(JSON.parse(readFileSync(input, "utf8")) as SweepFile));
   writeFileSync(`${out}.svg`, svg);
   writeFileSync(`${out}.png`, await svgToPng(svg));

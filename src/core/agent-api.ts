@@ -1,15 +1,32 @@
 /**
  * @module
- * The agent's tool API: what scaffolds (modular, AIDE, replay) and the human CLI call to act in a run.
- * Every tool call except `usage` is recorded as an `action` event and its result as an `observation` event;
- * every call except `usage` counts against the run's action budget. When the run ends (submitted, a limit
- * reached, cancelled) `signal` aborts and further calls throw RunEndedError.
+ * The agent-facing contract: what scaffolds (modular, AIDE, replay), the human CLI and the orchestrator
+ * agree on. The orchestrator (src/runs) implements `ToolApi` and `AgentSession` and drives an `Agent`;
+ * scaffolds (src/agents) import only this and the rest of core. Every tool call except `usage` is recorded
+ * as an `action` event and its result as an `observation` event, and counts against the run's action budget.
+ * When the run ends (submitted, a limit reached, cancelled) `signal` aborts and further calls throw
+ * RunEndedError.
  */
-import { ConflictError, type LimitName, type RunId, type RunSpec, type RunState, type StopReason, type StoredEvent, type Usage, type UsageLimits } from "../core/index.js";
-import type { ExecResult } from "../sandbox/sandbox.js";
-import type { ScoreView } from "../scoring/score-view.js";
+import { ConflictError } from "./errors.js";
+import type { RunSpec, StoredEvent } from "./events.js";
+import type { RunId } from "./ids.js";
+import type { RunState, StopReason } from "./run-state.js";
+import type { ScoreOutcome } from "./score.js";
+import type { LimitName, Usage, UsageLimits } from "./usage.js";
 
-export type { ScoreView };
+/** What the agent sees of a score-log entry (src/scoring/score-view.ts makes it). */
+export interface ScoreView {
+  timestamp: string;
+  /** Working seconds since the run started. */
+  elapsedSeconds: number;
+  outcome: ScoreOutcome["kind"];
+  /** The raw score: present only for a `scored` outcome when the score is visible to the agent. */
+  score?: number;
+  /** Why the entry is not a score: the grader's reason (`invalid`), the time limit (`timedOut`) or the error. */
+  reason?: string;
+  /** The grader's message to the agent. */
+  message: Record<string, unknown>;
+}
 
 /** Default per-call timeout of `bash` and `python`; the run's remaining time cuts it shorter. */
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
@@ -30,10 +47,19 @@ export interface PythonInput {
 }
 
 /** A command's result as the agent sees it: the sandbox's ExecResult fields, output capped at COMMAND_OUTPUT_CAP_BYTES. */
-export type CommandObservation = Pick<ExecResult, "exitCode" | "signal" | "timedOut" | "truncated" | "durationMs" | "stdout" | "stderr"> & {
+export interface CommandObservation {
+  /** Exit status, or null when a signal ended the command. */
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  /** Whether stdout or stderr was cut at COMMAND_OUTPUT_CAP_BYTES. */
+  truncated: boolean;
+  durationMs: number;
+  stdout: string;
+  stderr: string;
   /** The timeout that applied: the call's own, or less where the run had less time left. */
   timeoutSeconds: number;
-};
+}
 
 export interface SubmitInput {
   /** The participant's answer or a note on the solution; stored in the `submitted` event. */
@@ -109,8 +135,18 @@ export interface Agent {
   run(session: AgentSession): Promise<void>;
 }
 
-/** The tool names recorded in action and observation events. */
-export type ToolName = "bash" | "python" | "score" | "score_log" | "submit";
+/**
+ * A scaffold by name (`participant.scaffold` of a run's spec), as the scaffold registry (src/runs/scaffolds.ts)
+ * holds it: a batch, or a restarted orchestrator, builds a run's agent from its stored spec.
+ */
+export interface Scaffold {
+  readonly name: string;
+  /** Whether it calls a model (then `rebench run` needs `--model`). */
+  readonly needsModel: boolean;
+  create(spec: RunSpec): Agent | Promise<Agent>;
+}
+
+export type { ToolName } from "./events.js";
 
 /** A tool was called after the run ended. */
 export class RunEndedError extends ConflictError {}

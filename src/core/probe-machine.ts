@@ -5,12 +5,12 @@
  * The compiled CLI reports the commit it was built from (`dist/build.json`, written by scripts/stamp-build),
  * not the checkout's HEAD: the two differ when dist/ is stale or was carried to another machine.
  */
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { MachineInfo } from "../core/index.js";
+import type { MachineInfo } from "./machine.js";
 
 let probed: Promise<MachineInfo> | undefined;
 
@@ -21,8 +21,8 @@ export function probeMachine(): Promise<MachineInfo> {
 }
 
 async function probe(): Promise<MachineInfo> {
-  const root = packageRoot();
-  const [gpus, commit] = await Promise.all([output("nvidia-smi", ["--query-gpu=name", "--format=csv,noheader"]), root ? rebenchCommit(root) : null]);
+  const gpus = await output("nvidia-smi", ["--query-gpu=name", "--format=csv,noheader"]);
+  const build = rebenchBuild();
   const gpuNames = (gpus ?? "").split("\n").map((l) => l.trim()).filter(Boolean);
   return {
     cpuModel: os.cpus()[0]?.model.trim().replace(/\s+/g, " ") || "unknown CPU",
@@ -31,13 +31,25 @@ async function probe(): Promise<MachineInfo> {
     gpu: gpuNames[0] ?? null,
     gpuCount: gpuNames.length,
     os: `${os.type()} ${os.release()}${distribution()}`,
-    rebenchVersion: root ? packageVersion(root) : "unknown",
-    rebenchCommit: commit,
+    rebenchVersion: build.version,
+    rebenchCommit: build.commit,
   };
 }
 
-/** `<commit>[-dirty]`: the build's stamp when this code runs from `<root>/dist`, else the checkout's HEAD. */
-async function rebenchCommit(root: string): Promise<string | null> {
+let build: { version: string; commit: string | null } | undefined;
+
+/**
+ * This rebench: its version, and its commit as `<commit>[-dirty]` (the build's stamp when this code runs from
+ * `<root>/dist`, else the checkout's HEAD; null outside a git checkout). Read once per process.
+ */
+export function rebenchBuild(): { version: string; commit: string | null } {
+  if (build) return build;
+  const root = packageRoot();
+  build = { version: root ? packageVersion(root) : "unknown", commit: root ? rebenchCommit(root) : null };
+  return build;
+}
+
+function rebenchCommit(root: string): string | null {
   const dist = path.join(root, "dist");
   if (fileURLToPath(import.meta.url).startsWith(dist + path.sep)) {
     try {
@@ -47,10 +59,15 @@ async function rebenchCommit(root: string): Promise<string | null> {
       // built before stamps existed: fall back to git
     }
   }
-  const [commit, dirty] = await Promise.all([
-    output("git", ["-C", root, "rev-parse", "--short=12", "HEAD"]),
-    output("git", ["-C", root, "status", "--porcelain", "--untracked-files=no"]),
-  ]);
+  const git = (...args: string[]) => {
+    try {
+      return execFileSync("git", ["-C", root, ...args], { timeout: 15_000, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    } catch {
+      return undefined;
+    }
+  };
+  const commit = git("rev-parse", "--short=12", "HEAD");
+  const dirty = git("status", "--porcelain", "--untracked-files=no");
   return commit ? `${commit.trim()}${dirty && dirty.trim() !== "" ? "-dirty" : ""}` : null;
 }
 

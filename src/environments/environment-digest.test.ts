@@ -1,0 +1,32 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+import { tempDir } from "../../test/helpers/tmp.js";
+import { environmentDigest } from "./environment-digest.js";
+
+function family(files: Record<string, string>): string {
+  const dir = tempDir();
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  }
+  return dir;
+}
+
+describe("environmentDigest()", () => {
+  const base = { "workspace/solution.py": "x = 1\n", "grader/score.py": "print(1)\n", "README.md": "docs\n" };
+
+  test("is the same for the same shipped files, wherever the folder is; other files do not count", () => {
+    const a = environmentDigest(family(base), { workspace: "workspace" });
+    expect(a).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(environmentDigest(family({ ...base, "README.md": "other docs\n" }), { workspace: "workspace" })).toBe(a);
+  });
+
+  test("changes with a grader's content, a workspace file's name, or the protected folders named", () => {
+    const a = environmentDigest(family(base), { workspace: "workspace" });
+    expect(environmentDigest(family({ ...base, "grader/score.py": "print(2)\n" }), { workspace: "workspace" })).not.toBe(a);
+    const { "workspace/solution.py": text, ...rest } = base;
+    expect(environmentDigest(family({ ...rest, "workspace/main.py": text }), { workspace: "workspace" })).not.toBe(a);
+    expect(environmentDigest(family({ ...base, "extra/data.txt": "d" }), { workspace: "workspace", protected: ["grader", "extra"] })).not.toBe(a);
+  });
+});
