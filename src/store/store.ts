@@ -48,7 +48,7 @@ export interface RunPageQuery extends Omit<RunFilter, "limit"> {
   maxScore?: number;
   /** Default `created`. */
   sort?: RunSortKey;
-  /** Default false (ascending); runs without a value sort last either way. */
+  /** Default false (ascending); runs without a value sort last either way, and ties stay in creation order. */
   descending?: boolean;
   /** Runs to skip; default 0. */
   offset?: number;

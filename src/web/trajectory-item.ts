@@ -139,8 +139,9 @@ function generation(event: Extract<RunEvent, { type: "generation" }>) {
         parts.push({ label: `tool call ${String(call.name)}${suffix}`, text });
       }
     });
-    const rest = Object.fromEntries(Object.entries(record(event.content)).filter(([k]) => k !== "choices"));
-    if (Object.keys(rest).length > 0) parts.push({ label: "request", text: json(rest), tone: "muted" });
+    const { choices: _choices, attempts, responseIds: _ids, ...rest } = record(event.content);
+    if (typeof attempts === "number" && attempts > 1) badges.push(`${attempts} attempts`);
+    if (Object.keys(rest).length > 0) parts.push({ label: "more", text: json(rest), tone: "muted" });
   } else if (event.content !== undefined) {
     parts.push({ label: "content", text: json(event.content) });
   }

@@ -186,10 +186,12 @@ export class SqliteRunStore implements RunStore {
     const { n } = this.#db.prepare(`SELECT COUNT(*) AS n FROM runs ${filter}`).get(params) as { n: number };
     const column = SORT_COLUMNS[query.sort ?? "created"];
     const direction = query.descending ? "DESC" : "ASC";
+    // Missing values last; ties in creation order.
+    const order = column === "created_at" ? `created_at ${direction}, id ${direction}` : `${column} IS NULL, ${column} ${direction}, created_at, id`;
     params.limit = query.limit ?? 50;
     params.offset = query.offset ?? 0;
     const rows = this.#db
-      .prepare(`SELECT summary FROM runs ${filter} ORDER BY ${column} IS NULL, ${column} ${direction}, created_at ${direction}, id ${direction} LIMIT @limit OFFSET @offset`)
+      .prepare(`SELECT summary FROM runs ${filter} ORDER BY ${order} LIMIT @limit OFFSET @offset`)
       .all(params) as RunRow[];
     return { total: n, runs: rows.map((row) => RunSummary.parse(JSON.parse(row.summary))) };
   }
@@ -226,7 +228,8 @@ export class SqliteRunStore implements RunStore {
       typeClause = `AND type IN (${query.types.map((type, i) => ((params[`t${i}`] = type), `@t${i}`)).join(", ")})`;
     }
     const rows = this.#db
-      .prepare(`SELECT run_id, seq, payload FROM run_events WHERE run_id = @runId AND seq > @afterSeq ${typeClause} ORDER BY seq LIMIT @limit`)
+      // With types, the type index (else SQLite walks the whole run in seq order, payloads and all).
+      .prepare(`SELECT run_id, seq, payload FROM run_events ${typeClause ? "INDEXED BY run_events_by_type" : ""} WHERE run_id = @runId AND seq > @afterSeq ${typeClause} ORDER BY seq LIMIT @limit`)
       .all(params) as EventRow[];
     return rows.map((row) => ({ runId: row.run_id, seq: row.seq, event: RunEvent.parse(JSON.parse(row.payload)) }));
   }

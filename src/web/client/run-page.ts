@@ -27,7 +27,7 @@ export async function runPage(root: HTMLElement, source: Source, id: string): Pr
     overview.appendChild(pauses(detail));
     charts.appendChild(h("h2", {}, "Score log"));
     charts.appendChild(scoreChart(detail, (seq) => trajectory.reveal(seq)));
-    if (detail.scoreLog.length > 0) charts.appendChild(scoreTable(detail, (seq) => trajectory.reveal(seq)));
+    if (detail.scoreLog.length > 0) charts.appendChild(h("div", { class: "score-table" }, scoreTable(detail, (seq) => trajectory.reveal(seq))));
   };
   const trajectory = trajectoryView(source, detail.row.id, detail.row.events);
   drawTop();

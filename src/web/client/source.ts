@@ -129,7 +129,7 @@ export function queryRows(rows: readonly RunRow[], query: URLSearchParams): Omit
     const x = key(a);
     const y = key(b);
     if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
-    return (x < y ? -1 : x > y ? 1 : 0) * sign || (a.createdAt < b.createdAt ? -1 : 1) * sign;
+    return (x < y ? -1 : x > y ? 1 : 0) * sign || (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0);
   });
   const offset = Number(get("offset") ?? 0);
   const limit = Number(get("limit") ?? 50);
