@@ -67,8 +67,8 @@ export async function generateLargeRun(store: RunStore, options: LargeRunOptions
       best = Math.max(1, best - 0.01);
       const elapsedSeconds = turn * 3;
       const entry = turn % 150 === 0
-        ? { timestamp: ts(), elapsedSeconds, outcome: { kind: "invalid" as const, reason: "the output is not the running sums" }, message: { ok: false } }
-        : { timestamp: ts(), elapsedSeconds, outcome: { kind: "scored" as const, value: best }, message: { seconds: Math.exp(best) } };
+        ? { timestamp: ts(), elapsedSeconds, outcome: { kind: "invalid" as const, reason: "the output is not the running sums" }, message: { ok: false }, details: {} }
+        : { timestamp: ts(), elapsedSeconds, outcome: { kind: "scored" as const, value: best }, message: { seconds: Math.exp(best) }, details: {} };
       await store.append(run.id, { type: "score_logged", ts: ts(), trigger: "action", entry });
       await store.append(run.id, { type: "pause_ended", ts: ts(), reason: "scoring" });
     }
