@@ -20,15 +20,13 @@ export interface ComparisonFilters {
   environment?: string;
   variant?: string;
   participant?: string;
-  /** As `rebench report --budgets`; default "2h,8h,32h". */
+  /** As `rebench report --budgets`; default the runs' own time limits (as `rebench main` reports) and 2h, 8h, 32h. */
   budgets?: string;
   /** Bootstrap replicates; default 200 (the page answers in well under a second; the report's default is 1000). */
   bootstrap?: number;
 }
 
 export async function comparison(store: RunStore, filters: ComparisonFilters, options: { publish?: boolean } = {}): Promise<ComparisonView> {
-  const budgetsText = filters.budgets?.trim() || "2h,8h,32h";
-  const budgets = parseBudgets(budgetsText);
   const summaries = await store.listRuns({
     states: ["finished"],
     ...(filters.environment ? { environment: filters.environment as RunSummary["spec"]["environment"] } : {}),
@@ -50,6 +48,8 @@ export async function comparison(store: RunStore, filters: ComparisonFilters, op
   const notes = Object.entries(skipped)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([reason, n]) => `Left out ${n} run(s): ${reason}.`);
+  const budgetsText = filters.budgets?.trim() || defaultBudgets(runs);
+  const budgets = parseBudgets(budgetsText);
   const filtersView = { ...pick(filters), budgets: budgetsText };
   if (runs.length === 0) {
     return { source: store.location, runs: 0, notes: [...notes, "No finished runs with a time limit and normalization constants match: nothing to compare."], tables: [], figures: [], filters: filtersView };
@@ -59,6 +59,13 @@ export async function comparison(store: RunStore, filters: ComparisonFilters, op
   const report = buildReport(runs, { budgets, bootstrap, seed: 0 });
   const figures = reportFigures(report).map((figure) => ({ name: figure.name, title: figure.title, svg: figureSvg(figure) }));
   return { source: store.location, runs: runs.length, notes, tables: reportTables(report), figures, filters: filtersView };
+}
+
+/** The runs' own per-run limits (one run is then one allocation, as `rebench main` reports) and 2h, 8h, 32h. */
+export function defaultBudgets(runs: readonly AnalysisRun[]): string {
+  const seconds = new Set([...runs.map((r) => r.timeLimitSeconds).slice(0, 1000), 7200, 28800, 115200]);
+  const label = (s: number) => (s % 3600 === 0 ? `${s / 3600}h` : s % 60 === 0 ? `${s / 60}m` : `${s}s`);
+  return [...seconds].sort((a, b) => a - b).slice(0, 6).map(label).join(",");
 }
 
 function pick(filters: ComparisonFilters): { environment?: string; variant?: string; participant?: string } {

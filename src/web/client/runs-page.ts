@@ -12,7 +12,7 @@ import type { Source } from "./source.js";
 const COLUMNS: { key: string; header: string; value: (r: RunRow) => string; numeric?: boolean }[] = [
   { key: "created", header: "created", value: (r) => when(r.createdAt) },
   { key: "environment", header: "environment", value: (r) => r.environment },
-  { key: "variant", header: "variant", value: (r) => r.variant },
+  { key: "variant", header: "variant", value: (r) => (r.task === "main" ? r.variant : `${r.variant} · ${r.task}`) },
   { key: "participant", header: "participant", value: (r) => r.participant },
   { key: "state", header: "state", value: (r) => (r.stopReason ? `${r.state} (${r.stopReason})` : r.state) },
   { key: "working", header: "working", value: (r) => duration(r.workingSeconds), numeric: true },
