@@ -30,5 +30,11 @@ await build({
 copyFileSync(path.join(client, "index.html"), path.join(out, "index.html"));
 copyFileSync(path.join(client, "viewer.css"), path.join(out, "viewer.css"));
 copyFileSync(path.join(root, "node_modules", "@xterm", "xterm", "css", "xterm.css"), path.join(out, "xterm.css"));
-rmSync(target, { recursive: true, force: true });
+const old = `${target}.${process.pid}.old`;
+try {
+  renameSync(target, old);
+} catch {
+  // no earlier build
+}
 renameSync(out, target);
+rmSync(old, { recursive: true, force: true });

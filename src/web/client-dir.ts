@@ -4,7 +4,7 @@
  * index.html), found from this module both when it runs compiled (dist/src/web) and from source (src/web).
  */
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { UnavailableError } from "../core/index.js";
@@ -19,8 +19,17 @@ export function clientDir(): string {
   return found;
 }
 
+/** The built files by name (`app.js`, `chunk-….js`, …), read into memory. */
+export async function loadClient(): Promise<Map<string, Buffer>> {
+  const dir = clientDir();
+  const files = new Map<string, Buffer>();
+  for (const name of await readdir(dir)) files.set(name, await readFile(path.join(dir, name)));
+  if (!files.has("index.html") || !files.has("app.js")) throw new UnavailableError(`the viewer's pages in ${dir} are incomplete`, { hint: "run `npm run build` again" });
+  return files;
+}
+
 /** index.html, told whether it talks to a server (`live`) or reads the files beside it (`static`). */
-export async function indexHtml(dir: string, mode: "live" | "static"): Promise<string> {
-  const text = await readFile(path.join(dir, "index.html"), "utf8");
+export function indexHtml(files: Map<string, Buffer>, mode: "live" | "static"): string {
+  const text = files.get("index.html")!.toString("utf8");
   return text.replace('<meta name="rebench-mode" content="live">', `<meta name="rebench-mode" content="${mode}">`);
 }

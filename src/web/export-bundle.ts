@@ -7,12 +7,12 @@
  * Written through ViewerApi with `publish`, so hidden-score values, graders' details and protected contents
  * are left out (src/web/publish.ts).
  */
-import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { NotFoundError } from "../core/index.js";
 import type { RunStore } from "../store/index.js";
 import type { ViewerMeta } from "./api-types.js";
-import { clientDir, indexHtml } from "./client-dir.js";
+import { indexHtml, loadClient } from "./client-dir.js";
 import { ITEMS_PAGE, ViewerApi } from "./viewer-api.js";
 
 export interface ExportResult {
@@ -23,7 +23,7 @@ export interface ExportResult {
 
 export async function exportBundle(store: RunStore, dir: string, options: { now?: Date; onRun?: (done: number, total: number) => void } = {}): Promise<ExportResult> {
   const api = new ViewerApi(store, { publish: true });
-  const source = clientDir();
+  const client = await loadClient();
   let files = 0;
   let bytes = 0;
   const write = async (relative: string, content: string | Buffer) => {
@@ -36,12 +36,8 @@ export async function exportBundle(store: RunStore, dir: string, options: { now?
   const json = (relative: string, value: unknown) => write(relative, JSON.stringify(value));
 
   await mkdir(dir, { recursive: true });
-  for (const name of await readdir(source)) {
-    if (name === "index.html") continue;
-    await copyFile(path.join(source, name), path.join(dir, name));
-    files += 1;
-  }
-  await write("index.html", await indexHtml(source, "static"));
+  for (const [name, content] of client) if (name !== "index.html") await write(name, content);
+  await write("index.html", indexHtml(client, "static"));
   const meta: ViewerMeta = {
     mode: "static",
     store: path.basename(store.location),

@@ -8,13 +8,12 @@
  * DOM as text only.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { isTerminal, NotFoundError, RebenchError } from "../core/index.js";
 import type { RunStore } from "../store/index.js";
-import { clientDir, indexHtml } from "./client-dir.js";
+import { indexHtml, loadClient } from "./client-dir.js";
 import { ViewerApi } from "./viewer-api.js";
 
 export interface ViewerOptions {
@@ -50,8 +49,8 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   const host = options.host ?? "127.0.0.1";
   const token = options.token ?? (isLoopback(host) ? undefined : randomBytes(18).toString("base64url"));
   const api = new ViewerApi(options.store);
-  const dir = clientDir();
-  const index = await indexHtml(dir, "live");
+  const files = await loadClient();
+  const index = indexHtml(files, "live");
   const streams = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => fail(res, error));
@@ -74,7 +73,7 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     }
     const route = url.pathname;
     if (route === "/" || route === "/index.html") return sendText(res, 200, index, TYPES[".html"]!);
-    if (!route.startsWith("/api/")) return sendFile(res, dir, route);
+    if (!route.startsWith("/api/")) return sendFile(res, files, route);
     const parts = route.slice("/api/".length).split("/").map(decodeURIComponent);
     if (parts[0] === "meta") return send(res, 200, { mode: "live", store: options.store.location, notes: [] });
     if (parts[0] === "compare") return send(res, 200, await api.compare(url.searchParams));
@@ -190,16 +189,11 @@ function sendText(res: ServerResponse, status: number, text: string | Buffer, ty
   res.end(text);
 }
 
-async function sendFile(res: ServerResponse, dir: string, route: string): Promise<void> {
-  const file = path.join(dir, path.normalize(route).replace(/^(\.\.[/\\])+/, ""));
-  const type = TYPES[path.extname(file)];
-  if (!file.startsWith(dir + path.sep) || type === undefined) throw new NotFoundError(`no file ${route}`);
-  let body: Buffer;
-  try {
-    body = await readFile(file);
-  } catch {
-    throw new NotFoundError(`no file ${route}`);
-  }
+function sendFile(res: ServerResponse, files: Map<string, Buffer>, route: string): void {
+  const name = route.slice(1);
+  const body = files.get(name);
+  const type = TYPES[path.extname(name)];
+  if (body === undefined || type === undefined || name.includes("/")) throw new NotFoundError(`no file ${route}`);
   sendText(res, 200, body, type);
 }
 

@@ -130,7 +130,7 @@ function pauses(detail: RunDetail): HTMLElement {
   const body = h("tbody");
   for (const p of detail.pauses.slice(0, 200)) body.appendChild(h("tr", {}, h("td", {}, p.reason), h("td", {}, when(p.startedAt)), h("td", { class: "n" }, p.seconds === null ? "ongoing" : duration(p.seconds))));
   list.appendChild(body);
-  card.appendChild(h("details", {}, h("summary", {}, `${detail.pauses.length} pauses`), list));
+  card.appendChild(h("details", {}, h("summary", {}, `${detail.pauses.length} pause${detail.pauses.length === 1 ? "" : "s"}`), list));
   return card;
 }
 

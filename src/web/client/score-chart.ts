@@ -30,10 +30,10 @@ export function scoreChart(detail: RunDetail, onPick: (seq: number) => void): HT
   const y = (v: number) => BOX.bottom - ((v - low) / (high - low)) * (BOX.bottom - BOX.top);
   const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "score-chart", role: "img", "aria-label": "score log over working time" });
   root.appendChild(svg("rect", { x: 0, y: 0, width: W, height: H, fill: "#fff" }));
-  for (let i = 0; i <= 4; i++) {
-    const v = low + ((high - low) * i) / 4;
+  const step = niceStep((high - low) / 4);
+  for (let v = Math.ceil(low / step) * step; v <= high; v += step) {
     root.appendChild(svg("line", { x1: BOX.left, x2: BOX.right, y1: y(v), y2: y(v), stroke: "#e5e5e5" }));
-    root.appendChild(svg("text", { x: BOX.left - 6, y: y(v) + 4, "text-anchor": "end", class: "tick" }, score(v, 3)));
+    root.appendChild(svg("text", { x: BOX.left - 6, y: y(v) + 4, "text-anchor": "end", class: "tick" }, score(v, 4)));
   }
   for (let i = 0; i <= 4; i++) {
     const s = (end * i) / 4;
@@ -68,6 +68,13 @@ export function scoreChart(detail: RunDetail, onPick: (seq: number) => void): HT
     root.appendChild(mark);
   }
   return h("div", { class: "chart" }, root as unknown as HTMLElement);
+}
+
+/** 1, 2 or 5 times a power of ten, near `raw`. */
+function niceStep(raw: number): number {
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const f = raw / power;
+  return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * power;
 }
 
 /** The aggregate after each valid entry: [seconds, value] where it changes. */
