@@ -105,13 +105,16 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     streams.add(res);
     let timer: NodeJS.Timeout | undefined;
     let beats = 0;
+    let closed = false;
     const stop = () => {
+      closed = true;
       if (timer) clearTimeout(timer);
       streams.delete(res);
       res.end();
     };
     req.on("close", stop);
     const push = async (update: Awaited<ReturnType<ViewerApi["live"]>>) => {
+      if (closed) return;
       if (update.items.length > 0 || cursor === after) res.write(`event: update\ndata: ${JSON.stringify(update)}\n\n`);
       cursor = update.items.at(-1)?.seq ?? cursor;
       if (isTerminal(update.row.state as never) && cursor >= update.row.events) {

@@ -35,6 +35,9 @@ async function screenshot(name: string, options: { fullPage?: boolean } = {}): P
   expect(stats.dominant, `${name}.png is ${Math.round(stats.dominant * 100)}% one colour`).toBeLessThan(0.97);
 }
 
+/** Poll until it holds: pages update asynchronously, and CI's two cores are shared. */
+const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000, interval: 100 });
+
 const open = async (hash: string, base = viewer.url) => {
   await page.goto(`${base}${hash}`);
   await page.waitForSelector("main#app > :not(.loading)");
@@ -64,21 +67,32 @@ describe.skipIf(skip !== undefined)("rebench serve in a real browser (chromium)"
     await open("#/runs");
     const rows = page.locator("#runs-table tbody tr");
     expect(await rows.count()).toBe(8);
-    await expect.poll(() => page.locator("#page-status").textContent()).toBe("runs 1–8 of 8");
+    await eventually(() => page.locator("#page-status").textContent()).toBe("runs 1–8 of 8");
     await screenshot("runs-list");
     await page.selectOption("select[name=participant]", "human");
-    await expect.poll(() => rows.count()).toBe(1);
+    await eventually(() => rows.count()).toBe(1);
     expect(page.url()).toContain("participant=human");
     await page.selectOption("select[name=participant]", "");
+    await page.check("input[name=state][value=running]");
+    await eventually(() => rows.count()).toBe(1);
+    expect(await rows.first().locator("a.run-link").textContent()).toBe(runs.live);
+    await page.uncheck("input[name=state][value=running]");
+    await page.fill("input[name=min]", "0.4");
+    await page.press("input[name=min]", "Enter");
+    await eventually(() => page.url()).toContain("min=0.4");
+    const normalized = (await rows.locator("td:nth-child(9)").allTextContents()).map(Number);
+    expect(normalized.length).toBeGreaterThan(0);
+    expect(normalized.every((n) => n >= 0.4)).toBe(true);
+    await page.goto(`${viewer.url}#/runs`);
     await page.click("button[data-sort=normalized]");
     await page.click("button[data-sort=normalized]");
-    await expect.poll(() => page.url()).toContain("sort=normalized&desc=1");
+    await eventually(() => page.url()).toContain("sort=normalized&desc=1");
     const best = await rows.first().locator("td").nth(3).textContent();
     expect(best).not.toMatch(/generated/);
     await page.goto(`${viewer.url}#/runs?limit=4`);
-    await expect.poll(() => page.locator("#page-status").textContent()).toBe("runs 1–4 of 8");
+    await eventually(() => page.locator("#page-status").textContent()).toBe("runs 1–4 of 8");
     await page.click("#next-page");
-    await expect.poll(() => page.locator("#page-status").textContent()).toBe("runs 5–8 of 8");
+    await eventually(() => page.locator("#page-status").textContent()).toBe("runs 5–8 of 8");
     await page.goto(`${viewer.url}#/runs?participant=model-a-nobody`);
     await page.waitForSelector("p.empty");
     await page.goto(`${viewer.url}#/runs`);
@@ -107,10 +121,10 @@ describe.skipIf(skip !== undefined)("rebench serve in a real browser (chromium)"
     const before = (await item.locator("pre").first().textContent())!.length;
     await long.click();
     const expanded = page.locator(`.item[data-seq="${seq}"] pre`).first();
-    await expect.poll(async () => (await expanded.textContent())!.length).toBeGreaterThan(30_000);
+    await eventually(async () => (await expanded.textContent())!.length).toBeGreaterThan(30_000);
     expect(before).toBeLessThan(1000);
     await page.click(`.item[data-seq="${seq}"] button.collapse`);
-    await expect.poll(async () => (await page.locator(`.item[data-seq="${seq}"] pre`).first().textContent())!.length).toBeLessThan(1000);
+    await eventually(async () => (await page.locator(`.item[data-seq="${seq}"] pre`).first().textContent())!.length).toBeLessThan(1000);
   });
 
   test("the large run opens, keeps only what is on screen in the DOM, and is searched; what agents wrote stays text", async () => {
@@ -121,7 +135,7 @@ describe.skipIf(skip !== undefined)("rebench serve in a real browser (chromium)"
     expect(await page.locator("#event-count").textContent()).toMatch(/^99\d\d events$/);
     await page.fill("#search", runs.needle);
     await page.press("#search", "Enter");
-    await expect.poll(() => page.locator("#search-status").textContent()).toBe("1 of 1");
+    await eventually(() => page.locator("#search-status").textContent()).toBe("1 of 1");
     const hit = page.locator(".item.marked");
     await hit.waitFor();
     expect(await hit.locator("mark").first().textContent()).toBe(runs.needle);
@@ -132,7 +146,7 @@ describe.skipIf(skip !== undefined)("rebench serve in a real browser (chromium)"
     await page.fill("#search", "window.__pwned = 1");
     await page.press("#search", "Enter");
     const script = page.locator(".item.marked pre").first();
-    await expect.poll(() => script.textContent()).toContain("<script>window.__pwned = 1</script><img src=x onerror=");
+    await eventually(() => script.textContent()).toContain("<script>window.__pwned = 1</script><img src=x onerror=");
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator("#trajectory img").count()).toBe(0);
     // Scrolling to the end draws the last events, loaded as their page comes into view.
@@ -147,7 +161,7 @@ describe.skipIf(skip !== undefined)("rebench serve in a real browser (chromium)"
     expect(await nodes.count()).toBeGreaterThanOrEqual(2);
     expect(await page.locator("#aide-tree li.aide-node.buggy").count()).toBeGreaterThanOrEqual(1);
     await nodes.first().locator("button").first().click();
-    await expect.poll(() => page.locator(".item.marked .title").textContent()).toMatch(/^aide: node 1/);
+    await eventually(() => page.locator(".item.marked .title").textContent()).toMatch(/^aide: node 1/);
     await page.locator("#aide-tree").scrollIntoViewIfNeeded();
     await screenshot("run-aide");
   });
@@ -156,7 +170,7 @@ describe.skipIf(skip !== undefined)("rebench serve in a real browser (chromium)"
     await open(`#/run/${runs.human}`);
     await page.locator("#terminal .xterm-rows").waitFor();
     await page.click("#playback-end");
-    await expect.poll(() => page.locator("#terminal .xterm-rows").textContent(), { timeout: 10_000 }).toContain("the person was here");
+    await eventually(() => page.locator("#terminal .xterm-rows").textContent()).toContain("the person was here");
     expect(await page.locator("#playback-clock").textContent()).toMatch(/^(\S+) \/ \1$/);
     await page.locator("#terminal").scrollIntoViewIfNeeded();
     await screenshot("run-human-playback");
@@ -173,7 +187,7 @@ describe.skipIf(skip !== undefined)("rebench serve in a real browser (chromium)"
     await page.selectOption("#compare-filters select[name=participant]", "human");
     await page.fill("#compare-filters input[name=budgets]", "10m,1h");
     await page.click("#compare-filters button[type=submit]");
-    await expect.poll(() => page.locator("table.report").first().locator("tbody tr td:first-child").allTextContents()).toEqual(["human", "human"]);
+    await eventually(() => page.locator("table.report").first().locator("tbody tr td:first-child").allTextContents()).toEqual(["human", "human"]);
   });
 
   test("a running run updates live as events arrive, and the page follows it to the end", async () => {
@@ -188,10 +202,10 @@ describe.skipIf(skip !== undefined)("rebench serve in a real browser (chromium)"
         await writer.append(runs.live, { type: "observation", actionId: `live${i}`, tool: "bash", output: { exitCode: 0, stdout: `live step ${i}\n`, stderr: "" } });
         await page.locator(".item", { hasText: `echo live step ${i}` }).waitFor({ timeout: 10_000 });
       }
-      await expect.poll(() => page.locator("#event-count").textContent()).toBe(`${before + 6} events`);
+      await eventually(() => page.locator("#event-count").textContent()).toBe(`${before + 6} events`);
       await screenshot("run-live");
       await writer.append(runs.live, { type: "run_finished", stopReason: "cancelled", finalRaw: null, normalized: null });
-      await expect.poll(() => page.locator("#run-state").textContent(), { timeout: 10_000 }).toBe("finished");
+      await eventually(() => page.locator("#run-state").textContent()).toBe("finished");
       await page.locator(".item.kind-end", { hasText: "finished (cancelled)" }).waitFor();
     } finally {
       await writer.close();
@@ -227,12 +241,12 @@ describe.skipIf(skip !== undefined)("rebench serve in a real browser (chromium)"
       const hidden = page.locator("#runs-table tbody tr", { has: page.locator(`a:text("${runs.hidden}")`) });
       expect(await hidden.locator("td").nth(7).textContent()).toBe("hidden");
       await page.selectOption("select[name=environment]", "test_echo");
-      await expect.poll(() => page.locator("#runs-table tbody tr").count()).toBe(6);
+      await eventually(() => page.locator("#runs-table tbody tr").count()).toBe(6);
       await screenshot("export-runs");
       await open(`#/run/${runs.large}`, base);
       await page.fill("#search", runs.needle);
       await page.press("#search", "Enter");
-      await expect.poll(() => page.locator("#search-status").textContent(), { timeout: 30_000 }).toBe("1 of 1");
+      await eventually(() => page.locator("#search-status").textContent()).toBe("1 of 1");
       await open(`#/run/${runs.reference}`, base);
       await page.locator(".item.kind-action").first().waitFor();
       expect(await page.locator("p.note").allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/protected reference solution/)]));
