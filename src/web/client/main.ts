@@ -34,6 +34,7 @@ async function route(): Promise<void> {
     if (path.startsWith("run/")) stop = await runPage(root, source, decodeURIComponent(path.slice(4)));
     else if (path === "compare") stop = await comparePage(root, source, query, go);
     else stop = await runsPage(root, source, query, go);
+    document.title = `${root.querySelector("h1")?.textContent ?? "runs"} · rebench`;
     if (mine === generation) leave = stop;
     else stop();
   } catch (error) {
