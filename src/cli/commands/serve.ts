@@ -47,8 +47,8 @@ async function runServe(options: ServeOptions, io: Io): Promise<void> {
   const store = openStore(file);
   try {
     if (options.export) {
-      const result = await exportBundle(store, options.export, { onRun: (done, total) => io.err(`\rexported ${done}/${total} runs`) });
-      io.err("\n");
+      const progress = io.interactive ? (done: number, total: number) => io.err(`\rexported ${done}/${total} runs${done === total ? "\n" : ""}`) : undefined;
+      const result = await exportBundle(store, options.export, progress ? { onRun: progress } : {});
       io.out(`wrote ${result.runs} runs in ${result.files} files (${(result.bytes / 1e6).toFixed(1)} MB) to ${options.export}: serve it with any web server, e.g. python3 -m http.server -d ${options.export}\n`);
       return;
     }
