@@ -38,6 +38,8 @@ import {
   type VariantCalibration,
 } from "../../core/index.js";
 import { calibrationPath, checkTask, getEnvironment, requireImplementation, writeVariantCalibration } from "../../environments/index.js";
+import { environmentDigest } from "../../environments/environment-digest.js";
+import type { RunStore } from "../../store/index.js";
 import { probeMachine } from "../../core/index.js";
 import { resolveDbPath } from "../../store/index.js";
 import { runAgentBatch } from "../agent-batch.js";
@@ -65,6 +67,8 @@ interface CalibrateOptions {
   allowBusy?: boolean;
   quietBelow: number;
   progress: number;
+  resume?: boolean;
+  maxNewRuns?: number;
 }
 
 /** How long the machine is watched before a timing-sensitive calibration starts. */
@@ -94,6 +98,12 @@ export function registerCalibrate(program: Command, io: Io): void {
         "CPUs of other work the machine may show before a timing-sensitive calibration starts",
         positiveNumber("--quiet-below"),
         CONTENTION_THRESHOLD_CPUS,
+      )
+      .option("--resume", "count the finished, scored calibration runs already in --db (same environment files, task and solution) and run only the rest")
+      .option(
+        "--max-new-runs <n>",
+        "start at most n runs in this invocation (with --resume: a calibration split over several calls, e.g. a GPU machine's 10-minute ones); exit 1 'incomplete' until all are done",
+        positiveInteger("--max-new-runs"),
       )
       .option("--progress <seconds>", "seconds between progress lines when not on a terminal", positiveNumber("--progress"), 30)
       .option("--json", "print one JSON object: {environment, variant, machine, start: {mean, std, n, values}, reference, gapOverStd, pass, ...}")
@@ -131,10 +141,24 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     backend: options.backend,
     progressSeconds: options.progress,
   };
-  const [startRuns, referenceRuns] = await withStore(db, async (store) => [
-    await runAgentBatch(store, { ...common, actions: "start" }, progressIo),
-    await runAgentBatch(store, { ...common, actions: "reference" }, progressIo),
-  ]);
+  const digest = environmentDigest(family.dir, requireImplementation(family.name, variant));
+  let budget = options.maxNewRuns ?? Number.POSITIVE_INFINITY;
+  const solutionRuns = async (store: RunStore, actions: "start" | "reference"): Promise<RunSummary[]> => {
+    const kept = options.resume ? await priorCalibrationRuns(store, { environment: family.name, variant, task, actions, digest }) : [];
+    const wanted = Math.min(options.runs - Math.min(kept.length, options.runs), budget);
+    budget -= wanted;
+    if (kept.length > 0) io.err(`rebench: ${Math.min(kept.length, options.runs)} finished ${actions} run(s) kept from ${db}\n`);
+    const fresh = wanted > 0 ? await runAgentBatch(store, { ...common, runs: wanted, actions }, progressIo) : [];
+    return [...kept.slice(0, options.runs), ...fresh];
+  };
+  const [startRuns, referenceRuns] = await withStore(db, async (store) => [await solutionRuns(store, "start"), await solutionRuns(store, "reference")]);
+  if (startRuns.length < options.runs || referenceRuns.length < options.runs) {
+    const have = `start ${startRuns.length} of ${options.runs}, reference ${referenceRuns.length} of ${options.runs}`;
+    if (options.json) printJson(io, { environment: family.name, variant, task, incomplete: true, have: { start: startRuns.length, reference: referenceRuns.length }, runs: options.runs, db });
+    throw new ReportedFailureError(`the calibration of ${family.name}/${variant} is incomplete (${have}; --max-new-runs ${options.maxNewRuns})`, {
+      hint: `run the same command again with --resume --db ${db}: the finished runs are kept`,
+    });
+  }
   const unscored = [...startRuns, ...referenceRuns].filter((r) => r.finalRaw === null);
   if (unscored.length > 0) {
     io.err(`\n${runsTable([...startRuns, ...referenceRuns])}`);
@@ -274,6 +298,26 @@ function ruleText(v: CalibrationVerdict, direction: "min" | "max"): string {
 function constantsLine(variant: Variant, start: ScoreStats, reference: ScoreStats): string {
   if (variant === "paper") return "numbers (paper keeps the paper's normalization constants)";
   return `normalization constants (the means): start ${formatNumber(start.mean)}, reference ${formatNumber(reference.mean)}`;
+}
+
+/**
+ * Finished, scored calibration runs of one solution already in the store, newest first: the same environment,
+ * variant and task, replayed with the same actions, on the same environment files (provenance digest).
+ */
+async function priorCalibrationRuns(
+  store: RunStore,
+  want: { environment: string; variant: Variant; task: TaskId; actions: "start" | "reference"; digest: string },
+): Promise<RunSummary[]> {
+  const runs = await store.listRuns({ environment: want.environment, variant: want.variant, states: ["finished"] });
+  return runs.filter(
+    (r) =>
+      r.finalRaw !== null &&
+      r.spec.task === want.task &&
+      r.spec.participant.kind === "agent" &&
+      r.spec.participant.scaffold === "replay" &&
+      r.spec.config.actions === want.actions &&
+      r.spec.provenance?.environmentDigest === want.digest,
+  );
 }
 
 function batchOf(runs: readonly RunSummary[]): string | null {
