@@ -42,7 +42,8 @@ export function defineRustEnvironment(options: { name?: string; moduleUrl?: stri
     summary:
       "Write a scaffold that makes a fixed model solve competitive-programming problems in Rust. Raw score: fraction of hidden problems solved; higher is better.",
     canary: "e8df3d4b-325b-49c6-a0a8-c490eee4a85f",
-    scoring: { direction: "max", aggregation: "max" },
+    // Timing-sensitive: every test has a time limit, and each scaffold batch a wall-clock budget.
+    scoring: { direction: "max", aggregation: "max", timingSensitive: true },
     moduleUrl: options.moduleUrl ?? import.meta.url,
     variants: {
       mini: {

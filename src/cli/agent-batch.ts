@@ -2,7 +2,8 @@
  * @module
  * A batch of agent runs as `rebench run` and `rebench main` start it: checks everything that can fail
  * before any run is created (environment, variant, scaffold, model and its API key, settings, sandbox
- * backend), then runs the batch with live progress and returns the runs' summaries.
+ * backend), then runs the batch with live progress, warns about runs scored under contention and returns the
+ * runs' summaries.
  */
 import path from "node:path";
 import { type RunSummary, RunSpec, type TaskId, type Variant } from "../core/index.js";
@@ -16,6 +17,7 @@ import { newRunSpec } from "../runs/run-environment.js";
 import { sandboxBackend } from "../runs/sandbox-backends.js";
 import type { RunStore } from "../store/index.js";
 import { BatchProgress } from "./batch-progress.js";
+import { warnContended } from "./contention-warning.js";
 import type { Io } from "./io.js";
 
 export interface AgentBatchRequest {
@@ -97,8 +99,9 @@ export async function runAgentBatch(
     everySeconds: request.progressSeconds,
   });
   progress.start();
+  let runs: RunSummary[];
   try {
-    return await runBatch(
+    runs = await runBatch(
       {
         id: batchId,
         participant,
@@ -117,4 +120,6 @@ export async function runAgentBatch(
   } finally {
     await progress.stop();
   }
+  await warnContended(io, store, runs);
+  return runs;
 }

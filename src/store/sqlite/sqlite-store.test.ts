@@ -3,6 +3,7 @@ import Database from "better-sqlite3";
 import { describe, expect, test } from "vitest";
 import { tempDir } from "../../../test/helpers/tmp.js";
 import { runStoreContract, sampleSpec } from "../store.contract.js";
+import { MIGRATIONS } from "./migrations.js";
 import { SqliteRunStore } from "./sqlite-store.js";
 
 const dir = tempDir();
@@ -53,5 +54,27 @@ describe("SqliteRunStore", () => {
     expect((await reader.getRun(run.id)).state).toBe("running");
     await writer.close();
     await reader.close();
+  });
+
+  test("migration 2 fills the sortable columns of runs written before it", async () => {
+    const scratch = SqliteRunStore.open(":memory:");
+    const run = await scratch.createRun(sampleSpec);
+    const { summary } = await scratch.append(run.id, { type: "run_finished", stopReason: "submitted", finalRaw: 1.25, normalized: 0.75 });
+    await scratch.close();
+    const file = path.join(dir, "v1.db");
+    const db = new Database(file);
+    db.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+    db.exec(MIGRATIONS[0]!.sql);
+    db.prepare("INSERT INTO schema_migrations VALUES (1, 'v1', 'then')").run();
+    db.prepare(
+      `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, state, created_at, updated_at, last_seq, summary)
+       VALUES (?, 'optimize_kernel', 'mini', 'main', 'agent', 'test-model', 'finished', ?, ?, 2, ?)`,
+    ).run(run.id, summary.createdAt, summary.updatedAt, JSON.stringify(summary));
+    db.close();
+    const store = SqliteRunStore.open(file);
+    const page = await store.pageRuns({ minScore: 0.5, sort: "raw" });
+    expect(page.runs.map((r) => [r.id, r.finalRaw])).toEqual([[run.id, 1.25]]);
+    expect((await store.pageRuns({ maxScore: 0.5 })).total).toBe(0);
+    await store.close();
   });
 });

@@ -23,7 +23,7 @@ import {
   type StoredEvent,
   summarize,
 } from "../../core/index.js";
-import type { AppendResult, EventQuery, RunFilter, RunStore } from "../store.js";
+import type { AppendResult, EventQuery, RunFacets, RunFilter, RunPage, RunPageQuery, RunSortKey, RunStore } from "../store.js";
 import { MIGRATIONS } from "./migrations.js";
 
 /** Equality filters of RunFilter and the `runs` columns they compare. */
@@ -36,6 +36,30 @@ const FILTER_COLUMNS = [
 
 interface RunRow {
   summary: string;
+}
+
+/** The column (or expression) each sort key orders by. */
+const SORT_COLUMNS: Record<RunSortKey, string> = {
+  created: "created_at",
+  updated: "updated_at",
+  environment: "environment",
+  variant: "variant",
+  participant: "participant_alias",
+  state: "state",
+  working: "working_seconds",
+  scores: "score_calls",
+  raw: "raw",
+  normalized: "normalized",
+};
+
+/** The sortable columns of a summary, as `UPDATE runs` writes them with each event. */
+function sortColumns(summary: RunSummary) {
+  return {
+    raw: summary.finalRaw ?? summary.currentRaw,
+    normalized: summary.normalized,
+    working: summary.usage.workingSeconds,
+    scoreCalls: summary.scoreCalls,
+  };
 }
 interface EventRow {
   run_id: string;
@@ -87,8 +111,9 @@ export class SqliteRunStore implements RunStore {
       this.#db
         .prepare(
           `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
-                             state, created_at, updated_at, last_seq, summary)
-           VALUES (@id, @environment, @variant, @task, @kind, @alias, @batchId, @state, @ts, @ts, 1, @summary)`,
+                             state, created_at, updated_at, last_seq, summary, raw, normalized, working_seconds, score_calls)
+           VALUES (@id, @environment, @variant, @task, @kind, @alias, @batchId, @state, @ts, @ts, 1, @summary,
+                   @raw, @normalized, @working, @scoreCalls)`,
         )
         .run({
           id,
@@ -101,6 +126,7 @@ export class SqliteRunStore implements RunStore {
           state: summary.state,
           ts: event.ts,
           summary: JSON.stringify(summary),
+          ...sortColumns(summary),
         });
       this.#insertEvent(id, 1, event);
     }).immediate();
@@ -116,8 +142,11 @@ export class SqliteRunStore implements RunStore {
       const summary = summarize(current, stored);
       this.#insertEvent(runId, stored.seq, event);
       this.#db
-        .prepare("UPDATE runs SET state = ?, updated_at = ?, last_seq = ?, summary = ? WHERE id = ?")
-        .run(summary.state, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), runId);
+        .prepare(
+          `UPDATE runs SET state = @state, updated_at = @updatedAt, last_seq = @lastSeq, summary = @summary, raw = @raw,
+                  normalized = @normalized, working_seconds = @working, score_calls = @scoreCalls WHERE id = @id`,
+        )
+        .run({ state: summary.state, updatedAt: summary.updatedAt, lastSeq: summary.lastSeq, summary: JSON.stringify(summary), id: runId, ...sortColumns(summary) });
       return { stored, summary };
     }).immediate();
   }
@@ -135,36 +164,72 @@ export class SqliteRunStore implements RunStore {
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
-    const where: string[] = [];
-    const params: Record<string, unknown> = {};
-    for (const [key, column] of FILTER_COLUMNS) {
-      const value = filter[key];
-      if (value === undefined) continue;
-      where.push(`${column} = @${key}`);
-      params[key] = value;
-    }
-    if (filter.states && filter.states.length > 0) {
-      const names = filter.states.map((state, i) => {
-        params[`state${i}`] = state;
-        return `@state${i}`;
-      });
-      where.push(`state IN (${names.join(", ")})`);
-    }
-    const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    const { clause, params } = whereClause(filter);
     const order = filter.limit === undefined ? "ORDER BY created_at, id" : "ORDER BY created_at DESC, id DESC LIMIT @limit";
     if (filter.limit !== undefined) params.limit = filter.limit;
     const rows = this.#db.prepare(`SELECT summary FROM runs ${clause} ${order}`).all(params) as RunRow[];
     return rows.map((row) => RunSummary.parse(JSON.parse(row.summary)));
   }
 
+  async pageRuns(query: RunPageQuery = {}): Promise<RunPage> {
+    const { clause, params } = whereClause(query);
+    const where = clause === "" ? [] : [clause.slice("WHERE ".length)];
+    if (query.minScore !== undefined) {
+      where.push("normalized >= @minScore");
+      params.minScore = query.minScore;
+    }
+    if (query.maxScore !== undefined) {
+      where.push("normalized <= @maxScore");
+      params.maxScore = query.maxScore;
+    }
+    const filter = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    const { n } = this.#db.prepare(`SELECT COUNT(*) AS n FROM runs ${filter}`).get(params) as { n: number };
+    const column = SORT_COLUMNS[query.sort ?? "created"];
+    const direction = query.descending ? "DESC" : "ASC";
+    // Missing values last; ties in creation order.
+    const order = column === "created_at" ? `created_at ${direction}, id ${direction}` : `${column} IS NULL, ${column} ${direction}, created_at, id`;
+    params.limit = query.limit ?? 50;
+    params.offset = query.offset ?? 0;
+    const rows = this.#db
+      .prepare(`SELECT summary FROM runs ${filter} ORDER BY ${order} LIMIT @limit OFFSET @offset`)
+      .all(params) as RunRow[];
+    return { total: n, runs: rows.map((row) => RunSummary.parse(JSON.parse(row.summary))) };
+  }
+
+  async runFacets(): Promise<RunFacets> {
+    const distinct = (column: string) =>
+      (this.#db.prepare(`SELECT DISTINCT ${column} AS v FROM runs ORDER BY ${column}`).all() as { v: string }[]).map((r) => r.v);
+    return {
+      environments: distinct("environment"),
+      variants: distinct("variant"),
+      participants: distinct("participant_alias"),
+      states: distinct("state"),
+    };
+  }
+
+  async searchEvents(runId: RunId, text: string, options: { limit?: number } = {}): Promise<number[]> {
+    if (text === "") return [];
+    // Only the event's string values (not its keys, type or timestamp), as text: a newline matches a newline.
+    const rows = this.#db
+      .prepare(
+        `SELECT seq FROM run_events WHERE run_id = @runId AND instr(lower(payload), @escaped) > 0 AND EXISTS (
+           SELECT 1 FROM json_tree(payload) AS t WHERE t.type = 'text' AND t.fullkey NOT IN ('$.type', '$.ts')
+             AND instr(lower(t.value), @needle) > 0)
+         ORDER BY seq LIMIT @limit`,
+      )
+      .all({ runId, needle: text.toLowerCase(), escaped: JSON.stringify(text.toLowerCase()).slice(1, -1), limit: options.limit ?? 1000 }) as { seq: number }[];
+    return rows.map((row) => row.seq);
+  }
+
   async events(runId: RunId, query: EventQuery = {}): Promise<StoredEvent[]> {
-    const params: Record<string, unknown> = { runId, afterSeq: query.afterSeq ?? 0 };
+    const params: Record<string, unknown> = { runId, afterSeq: query.afterSeq ?? 0, limit: query.limit ?? -1 };
     let typeClause = "";
     if (query.types && query.types.length > 0) {
       typeClause = `AND type IN (${query.types.map((type, i) => ((params[`t${i}`] = type), `@t${i}`)).join(", ")})`;
     }
     const rows = this.#db
-      .prepare(`SELECT run_id, seq, payload FROM run_events WHERE run_id = @runId AND seq > @afterSeq ${typeClause} ORDER BY seq`)
+      // With types, the type index (else SQLite walks the whole run in seq order, payloads and all).
+      .prepare(`SELECT run_id, seq, payload FROM run_events ${typeClause ? "INDEXED BY run_events_by_type" : ""} WHERE run_id = @runId AND seq > @afterSeq ${typeClause} ORDER BY seq LIMIT @limit`)
       .all(params) as EventRow[];
     return rows.map((row) => ({ runId: row.run_id, seq: row.seq, event: RunEvent.parse(JSON.parse(row.payload)) }));
   }
@@ -188,6 +253,26 @@ export class SqliteRunStore implements RunStore {
       .prepare("INSERT INTO run_events (run_id, seq, ts, type, payload) VALUES (?, ?, ?, ?, ?)")
       .run(runId, seq, event.ts, event.type, JSON.stringify(event));
   }
+}
+
+/** The WHERE clause of RunFilter's equality filters and states. */
+function whereClause(filter: RunFilter): { clause: string; params: Record<string, unknown> } {
+  const where: string[] = [];
+  const params: Record<string, unknown> = {};
+  for (const [key, column] of FILTER_COLUMNS) {
+    const value = filter[key];
+    if (value === undefined) continue;
+    where.push(`${column} = @${key}`);
+    params[key] = value;
+  }
+  if (filter.states && filter.states.length > 0) {
+    const names = filter.states.map((state, i) => {
+      params[`state${i}`] = state;
+      return `@state${i}`;
+    });
+    where.push(`state IN (${names.join(", ")})`);
+  }
+  return { clause: where.length > 0 ? `WHERE ${where.join(" AND ")}` : "", params };
 }
 
 function migrate(db: Database.Database, file: string): void {
