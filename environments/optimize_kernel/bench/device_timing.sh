@@ -72,17 +72,19 @@ if ! $py "$env_dir/reference/unpack.py" /tmp/kernel-ref > /dev/null; then
 fi
 chmod -R a+rX /tmp/kernel-ref 2>/dev/null
 
-[ $have_pytest = 1 ] && step tests 170 230 $py -m pytest -q -p no:cacheprovider -rfEs --junitxml "$out/tests.xml" \
+# -v: one line per test as it ends, so a step cut at its limit still says which tests passed
+[ $have_pytest = 1 ] && step tests 200 250 $py -m pytest -v -p no:cacheprovider -rfEs --junitxml "$out/tests.xml" \
   "$env_dir/tests/test_gpu.py"
-step graded 210 100 $py "$env_dir/bench/timing_bench.py" graded --reference-dir /tmp/kernel-ref --json "$out/graded.json"
-step inprocess 100 10 $py "$env_dir/bench/timing_bench.py" inprocess --reference-dir /tmp/kernel-ref \
+step graded 170 80 $py "$env_dir/bench/timing_bench.py" graded --reference-dir /tmp/kernel-ref --json "$out/graded.json"
+step inprocess 75 5 $py "$env_dir/bench/timing_bench.py" inprocess --reference-dir /tmp/kernel-ref \
   --json "$out/inprocess.json"
 step report 15 0 $py "$env_dir/bench/timing_bench.py" report --dir "$out"
 
 echo
 echo "================ summary ($((SECONDS - t0)) s in all) ================"
 cat "$out/steps.txt"
-echo "-- tests (tests.log, last lines)"; [ -f "$out/tests.log" ] && tail -n 25 "$out/tests.log"
+echo "-- tests (tests.log)"; [ -f "$out/tests.log" ] && grep -E "PASSED|FAILED|ERROR|SKIPPED|passed|failed" "$out/tests.log" \
+  | sed 's/^environments\/optimize_kernel\/tests\///' | cut -c1-200 | tail -n 60
 echo "-- graded scoring calls (graded.log)"; [ -f "$out/graded.log" ] && grep -E "run [0-9]+:|FAILED" "$out/graded.log" | cut -c1-400
 echo "-- in-process (inprocess.log)"; [ -f "$out/inprocess.log" ] && cut -c1-600 "$out/inprocess.log"
 echo "-- timing.md"; [ -f "$out/timing.md" ] && cat "$out/timing.md"
