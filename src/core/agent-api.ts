@@ -96,11 +96,15 @@ export interface ToolApi {
   usage(): Promise<UsageView>;
 }
 
-/** One model call, for token and cost accounting. */
+/** One model call, for token and cost accounting; the token kinds are those of core/usage.ts (absent: 0). */
 export interface GenerationRecord {
   model: string;
   inputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  cacheWrite1hTokens?: number;
   outputTokens: number;
+  reasoningTokens?: number;
   costUsd: number;
   durationMs?: number;
   /** The request/response, as the scaffold wants it kept. */

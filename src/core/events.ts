@@ -39,8 +39,11 @@ export const RunConfig = z.object({
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 
-/** The version of the event schema this rebench writes (recorded in every run's provenance). */
-export const EVENT_SCHEMA_VERSION = 2;
+/**
+ * The version of the event schema this rebench writes (recorded in every run's provenance). 3: generation
+ * events carry the token kinds (cache reads and writes, reasoning) beside input and output.
+ */
+export const EVENT_SCHEMA_VERSION = 3;
 
 /**
  * Where a run's scores come from: the rebench that created it (version and git commit, `-dirty` when the
@@ -91,8 +94,14 @@ export const RunEvent = z.discriminatedUnion("type", [
     type: z.literal("generation"),
     ...at,
     model: z.string(),
+    /** Input at the full price (for events before schema 3: all input). Kinds as in core/usage.ts. */
     inputTokens: z.number().int().nonnegative(),
+    cacheReadTokens: z.number().int().nonnegative().optional(),
+    cacheWriteTokens: z.number().int().nonnegative().optional(),
+    cacheWrite1hTokens: z.number().int().nonnegative().optional(),
+    /** All output, reasoning included. */
     outputTokens: z.number().int().nonnegative(),
+    reasoningTokens: z.number().int().nonnegative().optional(),
     costUsd: z.number().nonnegative(),
     durationMs: z.number().nonnegative().optional(),
     content: z.unknown().optional(),

@@ -73,7 +73,11 @@ export function summarize(summary: RunSummary | undefined, stored: StoredEvent):
       break;
     case "generation":
       next.usage.inputTokens += event.inputTokens;
+      next.usage.cacheReadTokens += event.cacheReadTokens ?? 0;
+      next.usage.cacheWriteTokens += event.cacheWriteTokens ?? 0;
+      next.usage.cacheWrite1hTokens += event.cacheWrite1hTokens ?? 0;
       next.usage.outputTokens += event.outputTokens;
+      next.usage.reasoningTokens += event.reasoningTokens ?? 0;
       next.usage.costUsd += event.costUsd;
       break;
     case "action":

@@ -37,7 +37,7 @@ describe("the aide scaffold on test_echo", () => {
     expect(summary).toMatchObject({ state: "finished", stopReason: "submitted" });
     const requests = runs.server.requests;
     expect(requests).toHaveLength(4);
-    expect((requests[0]!.body as { tool_choice: unknown }).tool_choice).toEqual({ type: "function", function: { name: "write_solution" } });
+    expect((requests[0]!.body as { tool_choice: unknown }).tool_choice).toEqual({ type: "function", name: "write_solution" });
     expect(promptText(requests[0]!)).toMatch(/--- solution\.py ---\n[\s\S]*time\.sleep\(1\.0\)/);
     // The debug prompt carries the scorer's verdict on the buggy draft; the improvement prompt the best node's score.
     expect(promptText(requests[2]!)).toMatch(/The solution to fix \(design 1\)[\s\S]*It did not work: invalid: the output is not the running sums[\s\S]*does not work/);

@@ -1,11 +1,12 @@
 /**
  * @module
  * Scripting a model for scaffold tests: replies that call one tool, and readers of what the scaffold sent
- * (the last tool result, the prompt text) from the scripted server's recorded OpenAI-format requests.
+ * (the last tool result, the prompt text) from the scripted server's recorded OpenAI requests (the
+ * Responses API's input items or chat-completions messages, read alike).
  */
-import type { RecordedRequest, ScriptStep } from "../../src/agents/models/testing/scripted-server.js";
+import type { RecordedRequest, ScriptedUsage, ScriptStep } from "../../src/agents/models/testing/scripted-server.js";
 
-type Usage = { inputTokens: number; outputTokens: number };
+type Usage = ScriptedUsage;
 
 /** A reply that calls `name` with `args`. */
 export function call(name: string, args: Record<string, unknown>, usage?: Usage): ScriptStep {
@@ -23,8 +24,16 @@ interface WireMessage {
   tool_call_id?: string;
 }
 
+type InputItem = { type?: string; role?: string; content?: string | Array<{ text?: string }>; call_id?: string; output?: string };
+
 export function messagesOf(request: RecordedRequest): WireMessage[] {
-  return (request.body as { messages: WireMessage[] }).messages;
+  if (request.api !== "responses") return (request.body as { messages: WireMessage[] }).messages;
+  return (request.body as { input: InputItem[] }).input.flatMap((item): WireMessage[] => {
+    if (item.type === "function_call_output") return [{ role: "tool", content: item.output ?? "", tool_call_id: item.call_id! }];
+    if (item.type === "function_call" || item.type === "reasoning") return [];
+    const content = typeof item.content === "string" ? item.content : (item.content ?? []).map((p) => p.text ?? "").join("");
+    return [{ role: item.role ?? "user", content }];
+  });
 }
 
 /** The content of the last `tool` message of a request. */

@@ -10,7 +10,7 @@ import { z } from "zod";
 import type { Message } from "../models/model-client.js";
 import type { ModelClient } from "../models/model-client.js";
 import { generateInRun } from "../model-turn.js";
-import { RunEndedError, type Agent, type AgentSession } from "../../core/index.js";
+import { promptTokens, RunEndedError, type Agent, type AgentSession } from "../../core/index.js";
 import { DEFAULT_NOTICE_FRACTIONS, usageNotices } from "../usage-notices.js";
 import { estimateTokens, fitToContext } from "./context-window.js";
 import { runToolCall, toolDefinitions } from "./modular-tools.js";
@@ -80,7 +80,7 @@ export class ModularAgent implements Agent {
         if (session.signal.aborted || error instanceof RunEndedError) return;
         throw error;
       }
-      charsPerToken = calibrate(charsPerToken, fitted.messages, toolsChars, reply.usage.inputTokens);
+      charsPerToken = calibrate(charsPerToken, fitted.messages, toolsChars, promptTokens(reply.usage));
       const message = reply.choices[0]!.message;
       messages.push(message);
       const calls = message.toolCalls ?? [];

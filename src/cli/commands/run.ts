@@ -7,7 +7,7 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
-import { InvalidInputError, parseWith, RebenchError, type RunSummary, TaskId, Variant } from "../../core/index.js";
+import { budgetTokens, InvalidInputError, parseWith, RebenchError, type RunSummary, TaskId, Variant } from "../../core/index.js";
 import { scaffolds } from "../../runs/scaffolds.js";
 import { registerBuiltins, SCAFFOLD_NAMES } from "../builtins.js";
 import { readActionsFile, type ReplayStep } from "../../core/index.js";
@@ -57,7 +57,7 @@ export function runResult(run: RunSummary) {
     error: run.error,
     participant: run.spec.participant.alias,
     workingSeconds: run.usage.workingSeconds,
-    tokens: run.usage.inputTokens + run.usage.outputTokens,
+    tokens: budgetTokens(run.usage),
     costUsd: run.usage.costUsd,
     scoreCalls: run.scoreCalls,
   };
@@ -71,7 +71,7 @@ export function runsTable(runs: readonly RunSummary[]): string {
     { header: "RAW", value: (r) => formatNumber(r.finalRaw), align: "right" },
     { header: "NORMALIZED", value: (r) => formatNumber(r.normalized, 3), align: "right" },
     { header: "WORKING", value: (r) => formatDuration(r.usage.workingSeconds), align: "right" },
-    { header: "TOKENS", value: (r) => r.usage.inputTokens + r.usage.outputTokens, align: "right" },
+    { header: "TOKENS", value: (r) => budgetTokens(r.usage), align: "right" },
     { header: "COST", value: (r) => `$${r.usage.costUsd.toFixed(4)}`, align: "right" },
   ]);
 }
