@@ -41,11 +41,10 @@ export type KeepContent = (result: GenerateResult) => unknown;
 
 /**
  * The choices (their reasoning and the provider's own output with them: what a restarted scaffold sends
- * back), the cost by kind, warnings, attempts and response ids.
+ * back), warnings, attempts and response ids.
  */
 const defaultContent: KeepContent = (result) => ({
   choices: result.choices,
-  costByKind: result.costByKind,
   ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
   attempts: result.attempts,
   responseIds: result.responseIds,
@@ -76,6 +75,7 @@ export async function generateInRun(
     model: `${client.provider}:${result.model}`,
     ...result.usage,
     costUsd: result.costUsd,
+    costByKind: result.costByKind,
     durationMs: Math.max(0, result.durationMs - result.pausedMs),
     content: keep(result),
   });

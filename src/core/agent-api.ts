@@ -12,7 +12,7 @@ import type { RunSpec, StoredEvent } from "./events.js";
 import type { RunId } from "./ids.js";
 import type { RunState, StopReason } from "./run-state.js";
 import type { ScoreOutcome } from "./score.js";
-import type { LimitName, Usage, UsageLimits } from "./usage.js";
+import type { CostByKind, LimitName, Usage, UsageLimits } from "./usage.js";
 
 /** What the agent sees of a score-log entry (src/scoring/score-view.ts makes it). */
 export interface ScoreView {
@@ -106,6 +106,8 @@ export interface GenerationRecord {
   outputTokens: number;
   reasoningTokens?: number;
   costUsd: number;
+  /** `costUsd` by token kind, when the client priced each. */
+  costByKind?: CostByKind;
   durationMs?: number;
   /** The request/response, as the scaffold wants it kept. */
   content?: unknown;

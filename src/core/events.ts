@@ -10,7 +10,7 @@ import { NormalizationConstants } from "./normalize.js";
 import { RunState, StopReason } from "./run-state.js";
 import { ReplayStep } from "./replay-step.js";
 import { ScoreLogEntry } from "./score.js";
-import { LimitName, UsageLimits } from "./usage.js";
+import { CostByKind, LimitName, UsageLimits } from "./usage.js";
 
 /** The tools an agent calls, as action and observation events record them. */
 export const ToolName = z.enum(["bash", "python", "score", "score_log", "submit"]);
@@ -103,6 +103,8 @@ export const RunEvent = z.discriminatedUnion("type", [
     outputTokens: z.number().int().nonnegative(),
     reasoningTokens: z.number().int().nonnegative().optional(),
     costUsd: z.number().nonnegative(),
+    /** `costUsd` by token kind, where the client priced each. */
+    costByKind: CostByKind.optional(),
     durationMs: z.number().nonnegative().optional(),
     content: z.unknown().optional(),
   }),

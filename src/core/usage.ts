@@ -61,11 +61,24 @@ export function budgetTokens(t: Partial<TokenCounts>): number {
 export const TOKEN_BUDGET_COUNTS =
   "input of every kind (full price, cache reads, cache writes) plus output (reasoning included, counted once)";
 
+/** USD by token kind: full-price input, cache reads, cache writes (both lifetimes), output (reasoning included). */
+export const CostByKind = z.object({
+  input: z.number().nonnegative(),
+  cacheRead: z.number().nonnegative(),
+  cacheWrite: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+});
+export type CostByKind = z.infer<typeof CostByKind>;
+
+export const ZERO_COST: CostByKind = Object.freeze({ input: 0, cacheRead: 0, cacheWrite: 0, output: 0 });
+
 export const Usage = TokenCounts.extend({
   wallSeconds: z.number().nonnegative(),
   workingSeconds: z.number().nonnegative(),
   pausedSeconds: z.number().nonnegative(),
   costUsd: z.number().nonnegative(),
+  /** `costUsd` by kind; null once a generation with a cost did not say (a replayed step, a run of an older rebench). */
+  costByKind: CostByKind.nullable().default(null),
   actions: z.number().int().nonnegative(),
 });
 export type Usage = z.infer<typeof Usage>;
@@ -76,6 +89,7 @@ export const ZERO_USAGE: Usage = Object.freeze({
   pausedSeconds: 0,
   ...ZERO_TOKENS,
   costUsd: 0,
+  costByKind: ZERO_COST,
   actions: 0,
 });
 

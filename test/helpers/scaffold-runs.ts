@@ -1,7 +1,8 @@
 /**
  * @module
- * Runs of a model-driven scaffold in tests: `rebench run` in this process against a scripted OpenAI
- * server (a real socket), on test_echo and the test sandbox, and what the run left in the store.
+ * Runs of a model-driven scaffold in tests: `rebench run` in this process against a scripted OpenAI or
+ * Anthropic server (a real socket, which the SDKs talk to), on test_echo and the test sandbox, and what
+ * the run left in the store.
  */
 import path from "node:path";
 import { afterEach, beforeAll, expect } from "vitest";
@@ -45,10 +46,14 @@ export function scaffoldRuns(scaffold: "modular" | "aide") {
       return this.runOn("openai", script, ...extra);
     },
     /** The same against the protocol's scripted server: openai:gpt-4o or anthropic:claude-sonnet-4-20250514. */
-    async runOn(protocol: ScriptedProtocol, script: Script, ...extra: string[]) {
+    runOn(protocol: ScriptedProtocol, script: Script, ...extra: string[]) {
+      return this.runModel(protocol === "openai" ? "openai:gpt-4o" : "anthropic:claude-sonnet-4-20250514", script, ...extra);
+    },
+    /** The same with `--model MODEL` (`openai:...` or `anthropic:...`) against its provider's scripted server. */
+    async runModel(model: string, script: Script, ...extra: string[]) {
+      const protocol: ScriptedProtocol = model.startsWith("anthropic:") ? "anthropic" : "openai";
       server = await startScriptedServer(protocol, script, { apiKey: "test-key" });
       process.env[protocol === "openai" ? "OPENAI_BASE_URL" : "ANTHROPIC_BASE_URL"] = server.baseUrl;
-      const model = protocol === "openai" ? "openai:gpt-4o" : "anthropic:claude-sonnet-4-20250514";
       const out = await rebench("run", "test_echo", "--variant", "mini", "--agent", scaffold, "--model", model, "--backend", TEST_BACKEND, "--db", db, "--json", "--progress", "1", ...extra);
       expect(out.code, out.stderr).toBe(0);
       const run = (JSON.parse(out.stdout) as { runs: RunJson[] }).runs[0]!;

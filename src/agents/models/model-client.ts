@@ -7,7 +7,9 @@
  * providers' own formats are the official SDKs' types, used only in each provider's adapter.
  */
 import { z } from "zod";
-import { TokenCounts } from "../../core/index.js";
+import { CostByKind, TokenCounts } from "../../core/index.js";
+
+export { CostByKind };
 
 /** A tool the model may call; `parameters` is a JSON Schema object describing the arguments. */
 export const ToolDefinition = z.object({
@@ -143,15 +145,6 @@ export type Choice = z.infer<typeof Choice>;
  */
 export const ModelUsage = TokenCounts;
 export type ModelUsage = TokenCounts;
-
-/** USD by token kind: full-price input, cache reads, cache writes (both lifetimes), output (reasoning included). */
-export const CostByKind = z.object({
-  input: z.number().nonnegative(),
-  cacheRead: z.number().nonnegative(),
-  cacheWrite: z.number().nonnegative(),
-  output: z.number().nonnegative(),
-});
-export type CostByKind = z.infer<typeof CostByKind>;
 
 export const GenerateResult = z.object({
   provider: Provider,

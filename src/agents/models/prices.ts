@@ -11,8 +11,8 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { InvalidInputError, parseWith, type TokenCounts } from "../../core/index.js";
-import type { CostByKind, Provider } from "./model-client.js";
+import { type CostByKind, InvalidInputError, parseWith, type TokenCounts } from "../../core/index.js";
+import type { Provider } from "./model-client.js";
 
 const Price = z.number().nonnegative();
 
@@ -171,5 +171,3 @@ export function priceUsage(usage: TokenCounts, info: ModelInfo, name: string): P
   };
   return { costUsd: costByKind.input + costByKind.cacheRead + costByKind.cacheWrite + costByKind.output, costByKind, warnings };
 }
-
-export const ZERO_COST: CostByKind = Object.freeze({ input: 0, cacheRead: 0, cacheWrite: 0, output: 0 });

@@ -6,7 +6,7 @@
  * see docs/agents.md), several choices (native, or by repeated calls), usage summed over calls, cost by
  * kind from the model table, warnings and durations.
  */
-import { addTokens, parseWith, ZERO_TOKENS } from "../../core/index.js";
+import { addTokens, parseWith, ZERO_COST, ZERO_TOKENS } from "../../core/index.js";
 import { ModelResponseError } from "./errors.js";
 import {
   type Choice,
@@ -19,7 +19,7 @@ import {
   type ModelUsage,
   type Provider,
 } from "./model-client.js";
-import { lookupModel, type ModelInfo, type PriceTable, priceUsage, ZERO_COST } from "./prices.js";
+import { lookupModel, type ModelInfo, type PriceTable, priceUsage } from "./prices.js";
 import { type Clock, type RetryPolicy, systemClock, withRetries } from "./retry.js";
 import { type ErrorContext, toModelError } from "./sdk-errors.js";
 

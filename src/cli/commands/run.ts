@@ -58,7 +58,16 @@ export function runResult(run: RunSummary) {
     participant: run.spec.participant.alias,
     workingSeconds: run.usage.workingSeconds,
     tokens: budgetTokens(run.usage),
+    tokensByKind: {
+      input: run.usage.inputTokens,
+      cacheRead: run.usage.cacheReadTokens,
+      cacheWrite: run.usage.cacheWriteTokens,
+      cacheWrite1h: run.usage.cacheWrite1hTokens,
+      output: run.usage.outputTokens,
+      reasoning: run.usage.reasoningTokens,
+    },
     costUsd: run.usage.costUsd,
+    costByKind: run.usage.costByKind,
     scoreCalls: run.scoreCalls,
   };
 }
@@ -107,7 +116,7 @@ export function registerRun(program: Command, io: Io): void {
       .option("--model <provider:model>", "the model of modular and aide: openai:MODEL, anthropic:MODEL or compat:URL#MODEL")
       .option("--task <task>", "main or hidden_score", "main")
       .option("--time-limit <duration>", "working-time limit per run (30m, 2h, 8h or seconds)", "30m")
-      .option("--tokens <n>", "token budget per run (input + output)", positiveInteger("--tokens"))
+      .option("--tokens <n>", "token budget per run: input of every kind (cache reads and writes too) plus output (reasoning included)", positiveInteger("--tokens"))
       .option("--cost <usd>", "dollar budget per run for model calls", positiveNumber("--cost"))
       .option("--runs <k>", "how many runs", positiveInteger("--runs"), 1)
       .option("--concurrency <c>", "runs at a time", positiveInteger("--concurrency"), 1)

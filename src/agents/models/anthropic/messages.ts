@@ -138,9 +138,7 @@ export function buildMessagesParams(
     warnings.push(`Anthropic's API (version ${ANTHROPIC_API_VERSION}, which the SDK speaks) takes no temperature; ${request.temperature} was not sent`);
   }
   if (request.stop?.length) params.stop_sequences = request.stop;
-  if (request.reasoningEffort !== undefined || request.reasoningSummary !== undefined) {
-    warnings.push("reasoningEffort and reasoningSummary are OpenAI settings; for Anthropic models set a thinking budget");
-  }
+  if (request.reasoningEffort !== undefined) warnings.push("reasoningEffort is an OpenAI setting; for Anthropic models set a thinking budget");
   return { params, warnings };
 }
 

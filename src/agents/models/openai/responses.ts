@@ -80,7 +80,8 @@ export function buildResponsesParams(
   options: Pick<ResponsesAdapterOptions, "model" | "info">,
 ): { params: ResponseCreateParamsNonStreaming; warnings: string[] } {
   const warnings: string[] = [];
-  const reasoning = options.info?.reasoning === true || request.reasoningEffort !== undefined || request.reasoningSummary !== undefined;
+  // A reasoning model by the model table, or by the request asking for an effort; a summary alone does not make one.
+  const reasoning = options.info?.reasoning === true || request.reasoningEffort !== undefined;
   const params: ResponseCreateParamsNonStreaming = {
     model: options.model,
     input: request.messages.flatMap(toInputItems),
@@ -119,7 +120,7 @@ function toInputItems(message: Message): ResponseInputItem[] {
       const verbatim = verbatimItems(message);
       if (verbatim) return verbatim;
       const items: ResponseInputItem[] = (message.reasoning ?? [])
-        .filter((r) => r.provider === "openai")
+        .filter((r) => r.provider === "openai" && carried(r.raw))
         .map((r) => r.raw as unknown as ResponseInputItem);
       if (message.content !== "") items.push({ type: "message", role: "assistant", content: message.content });
       for (const c of message.toolCalls ?? []) items.push({ type: "function_call", call_id: c.id, name: c.name, arguments: argumentsText(c) });
@@ -139,7 +140,12 @@ function verbatimItems(message: AssistantMessage): ResponseInputItem[] | undefin
     outputText(items) === message.content &&
     calls.length === mine.length &&
     calls.every((c, k) => c.call_id === mine[k]!.id && c.arguments === argumentsText(mine[k]!));
-  return same ? ([...items] as unknown as ResponseInputItem[]) : undefined;
+  return same ? (items.filter((i) => i.type !== "reasoning" || carried(i)) as unknown as ResponseInputItem[]) : undefined;
+}
+
+/** OpenAI keeps nothing (`store: false`): reasoning without its encrypted content cannot go back. */
+function carried(item: object): boolean {
+  return typeof (item as { encrypted_content?: unknown }).encrypted_content === "string";
 }
 
 function outputText(items: readonly ResponseOutputItem[]): string {
@@ -163,6 +169,7 @@ export function parseResponse(json: unknown, label: string): ParsedResponse {
     throw new ModelResponseError(`${label} could not answer: ${response.error?.message ?? "the response failed"}${response.error?.code ? ` (${response.error.code})` : ""}`);
   }
   const items = response.output as unknown as ResponseOutputItem[];
+  const warnings: string[] = [];
   const reasoning: ReasoningBlock[] = [];
   const toolCalls: ToolCall[] = [];
   items.forEach((item, index) => {
@@ -172,8 +179,13 @@ export function parseResponse(json: unknown, label: string): ParsedResponse {
       toolCalls.push(toolCall(item.call_id || `call_${index}`, item.name, item.arguments ?? ""));
     }
   });
+  if (reasoning.some((r) => !carried(r.raw))) {
+    warnings.push(
+      `${label} returned reasoning without its encrypted content, which rebench asks for only from reasoning models; it is not carried to the next turn ` +
+        '(mark the model with "reasoning": true in a price file named by REBENCH_PRICES, or set reasoningEffort)',
+    );
+  }
   const incomplete = response.status === "incomplete" ? (response.incomplete_details?.reason ?? "incomplete") : null;
-  const warnings: string[] = [];
   const u = response.usage;
   const reasoningTokens = u?.output_tokens_details?.reasoning_tokens ?? 0;
   if (incomplete === "max_output_tokens" && toolCalls.length === 0 && outputText(items) === "") {
