@@ -39,6 +39,18 @@ export function analysisRunFromStore(summary: RunSummary, scoreLog: readonly Sco
         dollars: human ? null : usage.costUsd,
         workingSeconds: usage.workingSeconds,
         scoreCalls: summary.scoreCalls,
+        ...(human
+          ? {}
+          : {
+              byKind: {
+                input: usage.inputTokens,
+                cacheRead: usage.cacheReadTokens,
+                cacheWrite: usage.cacheWriteTokens,
+                output: usage.outputTokens,
+                reasoning: usage.reasoningTokens,
+                dollars: usage.costByKind,
+              },
+            }),
       },
     },
   };
