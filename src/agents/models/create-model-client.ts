@@ -31,7 +31,7 @@ export interface ModelClientOptions {
   retry?: Partial<RetryPolicy>;
   clock?: Clock;
   random?: () => number;
-  /** Per request; default 600,000 ms. */
+  /** Per request until the answer starts, and (for a streamed answer) between its events; default 600,000 ms. */
   timeoutMs?: number;
   /** Anthropic's `max_tokens` when a request sets none; default 4096. */
   defaultMaxTokens?: number;
@@ -73,7 +73,7 @@ export function createModelClient(spec: string, options: ModelClientOptions = {}
       return new ProviderClient({
         ...common,
         provider: "openai",
-        adapter: responsesAdapter({ client, model: parsed.model, label: "openai", info: lookupModel(prices, "openai", [parsed.model]) }),
+        adapter: responsesAdapter({ client, model: parsed.model, label: "openai", info: lookupModel(prices, "openai", [parsed.model]), idleTimeoutMs: timeoutMs }),
         errors: { label: "openai", baseUrl, authHint: "check OPENAI_API_KEY (and OPENAI_BASE_URL, if set)" },
       });
     }
@@ -89,6 +89,7 @@ export function createModelClient(spec: string, options: ModelClientOptions = {}
           client,
           model: parsed.model,
           label: "anthropic",
+          idleTimeoutMs: timeoutMs,
           ...(options.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: options.defaultMaxTokens }),
         }),
         errors: { label: "anthropic", baseUrl, authHint: "check ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL, if set)" },

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { modelClientContract } from "../client.contract.js";
 import { createModelClient } from "../create-model-client.js";
+import type { ModelPause } from "../model-client.js";
 import { type ScriptedServer, startScriptedServer } from "../testing/scripted-server.js";
 
 modelClientContract("anthropic", {
@@ -10,6 +11,7 @@ modelClientContract("anthropic", {
   sends: { temperature: false, stop: true },
   reasoning: { request: { thinking: { budgetTokens: 2048 } }, sentBack: true },
   caches: true,
+  streams: true,
   client: (baseUrl, options) => createModelClient("anthropic:test-model", { env: {}, baseUrl, ...options }),
   withoutKey: {
     make: () => createModelClient("anthropic:claude-sonnet-4-20250514", { env: { OPENAI_API_KEY: "not this one" } }),
@@ -144,6 +146,17 @@ describe("Anthropic messages specifics", () => {
     };
     expect(await (await post(loop)).text()).toMatch(/must start with a thinking block/);
     expect(server.remaining()).toBe(1);
+  });
+
+  test("replies are streamed, and a stream that goes quiet is cut and retried as a pause", async () => {
+    server = await startScriptedServer("anthropic", [{ stall: true }, { reply: { text: "after the stall" } }]);
+    const pauses: ModelPause[] = [];
+    const client = createModelClient("anthropic:claude-sonnet-4-20250514", { env: {}, apiKey: "k", baseUrl: server.baseUrl, timeoutMs: 300, retry: { baseDelayMs: 1 } });
+    const result = await client.generate({ messages: [{ role: "user", content: "x" }] }, { onPause: (p) => pauses.push(p) });
+    expect(result.choices[0]?.message.content).toBe("after the stall");
+    expect(server.requests.map((r) => (r.body as { stream?: boolean }).stream)).toEqual([true, true]);
+    expect(pauses.map((p) => p.error)).toEqual([expect.stringMatching(/anthropic sent nothing for 0.3 s in the middle of a reply/)]);
+    expect(server.requests[0]?.closedEarly).toBe(true);
   });
 
   test("toolChoice required becomes `any` and a named tool becomes `tool`", async () => {

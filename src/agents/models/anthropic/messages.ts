@@ -1,6 +1,7 @@
 /**
  * @module
- * `anthropic:` models through the official SDK's messages API. The API returns one choice per request, so
+ * `anthropic:` models through the official SDK's messages API, streamed (`messages.stream`, as Anthropic asks
+ * of requests that may run long; a stream that goes quiet is cut). The API returns one choice per request, so
  * `n > 1` is emulated by `n` calls in a row (each charged its input). System messages become the top-level
  * `system`; tool results become `tool_result` blocks in a user turn; turns of the same role are merged, as
  * the API requires alternating roles.
@@ -16,6 +17,7 @@
  * the end of the conversation each turn, so each request reads the prefix the previous one wrote.
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import { AnthropicError, APIError } from "@anthropic-ai/sdk";
 import type {
   CacheControlEphemeral,
   ContentBlock,
@@ -30,6 +32,7 @@ import { formatIssues, InvalidInputError } from "../../../core/index.js";
 import { ModelResponseError } from "../errors.js";
 import type { AssistantMessage, FinishReason, GenerateRequest, Message, ReasoningBlock, ToolCall } from "../model-client.js";
 import type { ParsedResponse, ProviderAdapter } from "../provider-client.js";
+import { finishStream } from "../stream-watch.js";
 
 export interface MessagesAdapterOptions {
   client: Anthropic;
@@ -37,6 +40,8 @@ export interface MessagesAdapterOptions {
   label: string;
   /** `max_tokens` when the request sets none (the API requires one); default 4096. */
   defaultMaxTokens?: number;
+  /** A stream that sends no event for this long is cut (a retryable failure); default 600,000 ms. */
+  idleTimeoutMs?: number;
 }
 
 /** The `anthropic-version` the SDK sends; the API refuses temperature, top_p and top_k from it on. */
@@ -76,7 +81,23 @@ export function messagesAdapter(options: MessagesAdapterOptions): ProviderAdapte
     nativeN: false,
     build: (request) => buildMessagesParams(request, options),
     send: async (params, { signal }) => {
-      const message: unknown = await options.client.messages.create(params, signal === undefined ? {} : { signal });
+      // Streamed, as Anthropic asks of long requests (thinking replies take minutes); finalMessage() is the whole message.
+      const stream = options.client.messages.stream(params, signal === undefined ? {} : { signal });
+      let message: unknown;
+      try {
+        message = await finishStream(
+          { onEvent: (listener) => stream.on("streamEvent", listener), abort: () => stream.abort(), final: () => stream.finalMessage() },
+          { idleMs: options.idleTimeoutMs ?? 600_000, label: options.label },
+        );
+      } catch (error) {
+        if (error instanceof AnthropicError && !(error instanceof APIError)) {
+          // A 2xx answer that is not an event stream of a message (a proxy's page, a bare JSON body).
+          throw new ModelResponseError(`${options.label} answered with a body that is not a message stream: ${error.message}`, {
+            hint: "check that the base URL points at the Anthropic messages API (POST /v1/messages)",
+          });
+        }
+        throw error;
+      }
       return parseMessage(message, options.label);
     },
   };

@@ -11,11 +11,12 @@ modelClientContract("openai (Responses API)", {
   sends: { temperature: true, stop: false },
   reasoning: { request: { reasoningEffort: "high", reasoningSummary: "auto" }, sentBack: true },
   caches: true,
+  streams: false,
   client: (baseUrl, options) => createModelClient("openai:test-model", { env: {}, baseUrl, ...options }),
   withoutKey: { make: () => createModelClient("openai:gpt-4o", { env: {} }), variable: "OPENAI_API_KEY" },
 });
 
-const compat = { sends: { temperature: true, stop: true }, reasoning: { request: {}, sentBack: false }, caches: false };
+const compat = { sends: { temperature: true, stop: true }, reasoning: { request: {}, sentBack: false }, caches: false, streams: false };
 
 modelClientContract("compat (vLLM-style, n=native)", {
   ...compat,
@@ -97,6 +98,28 @@ describe("chat-completions specifics", () => {
     expect(input.map((i) => i.type)).toEqual(["message", "reasoning", "function_call", "function_call_output"]);
     expect(input[1]?.encrypted_content).toEqual(message.reasoning![0]!.raw.encrypted_content);
     expect(message.providerOutput?.items.map((i) => i.type)).toEqual(["reasoning", "function_call"]);
+  });
+
+  test("a reasoning reply that used up its output tokens is `length` with a warning to raise maxTokens; a failed response is an error", async () => {
+    server = await startScriptedServer("openai", [
+      { reply: { reasoning: "A very long thought.", finishReason: "max_output_tokens" } },
+      { raw: { body: { id: "resp_x", object: "response", status: "failed", model: "o3", error: { code: "server_error", message: "The model crashed" }, output: [] } } },
+    ]);
+    const client = createModelClient("openai:o3", { env: {}, apiKey: "k", baseUrl: server.baseUrl, retry: { maxAttempts: 1 } });
+    const cut = await client.generate({ messages: [{ role: "user", content: "go" }], maxTokens: 100 });
+    expect(cut.choices[0]).toMatchObject({ finishReason: "length", rawFinishReason: "max_output_tokens" });
+    expect(cut.warnings.join("\n")).toMatch(/ran out of output tokens after \d+ tokens of reasoning before it said anything: raise maxTokens/);
+    await expect(client.generate({ messages: [{ role: "user", content: "go" }] })).rejects.toThrow(/openai could not answer: The model crashed \(server_error\)/);
+  });
+
+  test("replies are streamed, and a stream that goes quiet is cut and retried as a pause", async () => {
+    server = await startScriptedServer("openai", [{ stall: true }, { reply: { text: "after the stall" } }]);
+    const pauses: string[] = [];
+    const client = createModelClient("openai:gpt-4o", { env: {}, apiKey: "k", baseUrl: server.baseUrl, timeoutMs: 300, retry: { baseDelayMs: 1 } });
+    const result = await client.generate({ messages: [{ role: "user", content: "x" }] }, { onPause: (p) => pauses.push(p.error) });
+    expect(result.choices[0]?.message.content).toBe("after the stall");
+    expect(server.requests.map((r) => (r.body as { stream?: boolean }).stream)).toEqual([true, true]);
+    expect(pauses).toEqual([expect.stringMatching(/openai sent nothing for 0.3 s in the middle of a reply/)]);
   });
 
   test("a server that returns fewer choices than n is asked again for the rest", async () => {

@@ -1,6 +1,7 @@
 /**
  * @module
- * `openai:` models through the official SDK's Responses API. The conversation is sent whole on every turn
+ * `openai:` models through the official SDK's Responses API, streamed (`responses.stream`; a stream that goes
+ * quiet is cut). The conversation is sent whole on every turn
  * (`store: false`: OpenAI keeps nothing, so a run rebuilt from its history after a restart sends exactly
  * what a live run sends). A reasoning model's reasoning items come back with their `encrypted_content`
  * (`include: ["reasoning.encrypted_content"]`) and go back unchanged on the next turn, in their place among
@@ -9,9 +10,10 @@
  * newly cached tokens too, `output_tokens` the reasoning too; rebench splits them into its kinds.
  */
 import type OpenAI from "openai";
+import { APIError, OpenAIError } from "openai";
 import type {
   FunctionTool,
-  ResponseCreateParamsNonStreaming,
+  ResponseCreateParamsStreaming,
   ResponseInputItem,
   ResponseOutputItem,
 } from "openai/resources/responses/responses";
@@ -21,6 +23,7 @@ import { ModelResponseError } from "../errors.js";
 import type { AssistantMessage, FinishReason, GenerateRequest, Message, ReasoningBlock, ToolCall } from "../model-client.js";
 import type { ModelInfo } from "../prices.js";
 import type { ParsedResponse, ProviderAdapter } from "../provider-client.js";
+import { finishStream } from "../stream-watch.js";
 import { argumentsText, toolCall } from "../tool-arguments.js";
 
 export interface ResponsesAdapterOptions {
@@ -29,6 +32,8 @@ export interface ResponsesAdapterOptions {
   label: string;
   /** The model table's entry: whether the model reasons. */
   info: ModelInfo | undefined;
+  /** A stream that sends no event for this long is cut (a retryable failure); default 600,000 ms. */
+  idleTimeoutMs?: number;
 }
 
 /** The parts of a response rebench reads; lenient elsewhere, so a newer API's extra fields pass. */
@@ -53,19 +58,38 @@ const ResponseShape = z.object({
     .optional(),
 });
 
-export function responsesAdapter(options: ResponsesAdapterOptions): ProviderAdapter<ResponseCreateParamsNonStreaming> {
+export function responsesAdapter(options: ResponsesAdapterOptions): ProviderAdapter<ResponseCreateParamsStreaming> {
   return {
     nativeN: false,
     build: (request) => buildResponsesParams(request, options),
     send: async (params, { signal }) => {
+      // Streamed: a reasoning reply can take longer than any sensible deadline for a whole request; a stream
+      // that goes quiet is cut instead. finalResponse() is the completed response.
+      const stream = options.client.responses.stream(params, signal === undefined ? {} : { signal });
+      // The response as the API sent it in its last event: finalResponse() adds the SDK's own parsed fields
+      // (`parsed`, `parsed_arguments`), which the API would refuse when the items go back.
+      let sent: unknown;
+      stream.on("event", (event) => {
+        if (event.type === "response.completed" || event.type === "response.incomplete" || event.type === "response.failed") sent = event.response;
+      });
       let response: unknown;
       try {
-        response = await options.client.responses.create(params, signal === undefined ? {} : { signal });
+        response = await finishStream(
+          {
+            onEvent: (listener) => stream.on("event", listener),
+            abort: () => stream.abort(),
+            final: async () => {
+              const final = await stream.finalResponse();
+              return sent ?? final;
+            },
+          },
+          { idleMs: options.idleTimeoutMs ?? 600_000, label: options.label },
+        );
       } catch (error) {
-        // The SDK reads a 2xx body that is not JSON as text and then trips over it (`'object' in text`).
-        if (error instanceof TypeError && /'in' operator/.test(error.message)) {
-          throw new ModelResponseError(`${options.label} answered with a body that is not JSON (${error.message.replace(/^.* in /, "").slice(0, 200)})`, {
-            hint: "check that the base URL points at the API itself (https://api.openai.com/v1 or a proxy of it)",
+        if (error instanceof OpenAIError && !(error instanceof APIError)) {
+          // A 2xx answer that is not an event stream of a response (a proxy's page, a bare JSON body).
+          throw new ModelResponseError(`${options.label} answered with a body that is not a response stream: ${error.message}`, {
+            hint: "check that the endpoint speaks OpenAI's Responses API (POST /v1/responses); for a chat-completions server use compat:URL#MODEL",
           });
         }
         throw error;
@@ -78,14 +102,15 @@ export function responsesAdapter(options: ResponsesAdapterOptions): ProviderAdap
 export function buildResponsesParams(
   request: GenerateRequest,
   options: Pick<ResponsesAdapterOptions, "model" | "info">,
-): { params: ResponseCreateParamsNonStreaming; warnings: string[] } {
+): { params: ResponseCreateParamsStreaming; warnings: string[] } {
   const warnings: string[] = [];
   // A reasoning model by the model table, or by the request asking for an effort; a summary alone does not make one.
   const reasoning = options.info?.reasoning === true || request.reasoningEffort !== undefined;
-  const params: ResponseCreateParamsNonStreaming = {
+  const params: ResponseCreateParamsStreaming = {
     model: options.model,
     input: request.messages.flatMap(toInputItems),
     store: false,
+    stream: true,
   };
   if (request.tools?.length) {
     params.tools = request.tools.map((t): FunctionTool => ({ type: "function", name: t.name, description: t.description, parameters: t.parameters, strict: false }));

@@ -5,7 +5,8 @@
  * and plays a script: replies (text, tool calls, reasoning), errors with Retry-After, malformed bodies,
  * requests that hang or drop the connection. It checks each request as the real API would (its shape,
  * roles, tool-call pairing, the key and the API version, reasoning and thinking returned as issued,
- * cache breakpoints), keeps a prompt cache so that usage follows from what was sent, and records every
+ * cache breakpoints), answers a streaming request with the reply as server-sent events, keeps a prompt
+ * cache so that usage follows from what was sent, and records every
  * request with the response it got, so model-client and scaffold tests run the SDKs' real code paths
  * without a provider and can assert on what was sent and reported.
  */
@@ -14,6 +15,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { formatIssues } from "../../../core/index.js";
 import { OpenAIChatRequest } from "./chat-completions-checks.js";
+import { isMessage, isResponse, messageEventStream, responseEventStream } from "./event-streams.js";
 import { type BlockParam, MessagesRequest, messagesIssues } from "./messages-checks.js";
 import { AnthropicPromptCache, approxTokens, type CachedUsage, OpenAIPromptCache, type PromptBlock } from "./prompt-cache.js";
 import {
@@ -40,6 +42,8 @@ export type ScriptStep =
   | { raw: { status?: number; body: unknown; headers?: Record<string, string> }; delayMs?: number }
   /** Never answer: the request stays open until the client gives up or the server closes. */
   | { hang: true }
+  /** Begin a streamed answer (status, headers, the first event) and then send nothing more. */
+  | { stall: true }
   /** Destroy the connection without answering (a network error for the client). */
   | { drop: true };
 
@@ -318,6 +322,16 @@ function play(
   render: (reply: ScriptedReply) => Rendered,
 ): void {
   if ("hang" in step) return;
+  if ("stall" in step) {
+    recorded.status = 200;
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    const first =
+      recorded.api === "responses"
+        ? { type: "response.created", sequence_number: 0, response: { id: "resp_stalled", object: "response", status: "in_progress", model: "scripted", output: [], usage: null } }
+        : { type: "message_start", message: { id: "msg_stalled", type: "message", role: "assistant", model: "scripted", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } };
+    res.write(`event: ${first.type}\ndata: ${JSON.stringify(first)}\n\n`);
+    return;
+  }
   if ("drop" in step) {
     req.socket.destroy();
     return;
@@ -341,10 +355,24 @@ function play(
 
 function send(res: http.ServerResponse, recorded: RecordedRequest, rendered: Rendered): void {
   if (res.destroyed) return;
-  const text = typeof rendered.body === "string" ? rendered.body : JSON.stringify(rendered.body);
-  const type = typeof rendered.body === "string" ? "text/plain" : "application/json";
   recorded.status = rendered.status;
   recorded.response = rendered.body;
+  const streamed = (recorded.body as { stream?: unknown } | undefined)?.stream === true;
+  const events =
+    !streamed || rendered.status !== 200
+      ? undefined
+      : recorded.api === "messages" && isMessage(rendered.body)
+        ? messageEventStream(rendered.body)
+        : recorded.api === "responses" && isResponse(rendered.body)
+          ? responseEventStream(rendered.body)
+          : undefined;
+  if (events !== undefined) {
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", ...rendered.headers });
+    res.end(events);
+    return;
+  }
+  const text = typeof rendered.body === "string" ? rendered.body : JSON.stringify(rendered.body);
+  const type = typeof rendered.body === "string" ? "text/plain" : "application/json";
   res.writeHead(rendered.status, { "content-type": type, ...rendered.headers });
   res.end(text);
 }
