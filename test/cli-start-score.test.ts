@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { TEST_BACKEND } from "./helpers/test-backend.js";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
+import { EVENT_SCHEMA_VERSION } from "../src/core/index.js";
 import { startDirRun } from "../src/runs/dir-run.js";
 import { SqliteRunStore } from "../src/store/index.js";
 import { REPO_ROOT, rebench } from "./helpers/cli.js";
@@ -46,7 +47,7 @@ describe("rebench start", () => {
     const shown = await rebench("runs", "show", run.id, "--db", db, "--json");
     const { provenance } = JSON.parse(shown.stdout) as { provenance: Record<string, unknown> };
     // Traceable: which rebench (a commit of this checkout) and which environment files produced the scores.
-    expect(provenance).toMatchObject({ rebenchVersion: "0.1.0", eventSchemaVersion: 2 });
+    expect(provenance).toMatchObject({ rebenchVersion: "0.1.0", eventSchemaVersion: EVENT_SCHEMA_VERSION });
     expect(provenance.rebenchCommit).toMatch(/^[0-9a-f]{12}(-dirty)?$/);
     expect(provenance.environmentDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect((await rebench("runs", "show", run.id, "--db", db)).stdout).toMatch(/^provenance: {2}rebench 0\.1\.0 \([0-9a-f]{12}/m);

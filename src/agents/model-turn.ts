@@ -3,7 +3,7 @@
  * One model call inside a run, made the same way by every scaffold: the run's abort signal is passed on (a
  * limit reached mid-generation cuts the request), each retry wait of the client becomes a `model_retry`
  * pause of the run as it happens (so it is not working time), and the generation is recorded for token and
- * cost accounting, which ends the run when it crosses the token or cost budget.
+ * cost accounting (tokens by kind, dollars), which ends the run when it crosses the token or cost budget.
  */
 import type { GenerateRequest, GenerateResult, ModelClient } from "./models/model-client.js";
 import type { AgentSession } from "../core/index.js";
@@ -39,6 +39,10 @@ class RetryPauses {
 /** What a scaffold keeps of a generation in its `generation` event (default: the choices and warnings). */
 export type KeepContent = (result: GenerateResult) => unknown;
 
+/**
+ * The choices (their reasoning and the provider's own output with them: what a restarted scaffold sends
+ * back), warnings, attempts and response ids.
+ */
 const defaultContent: KeepContent = (result) => ({
   choices: result.choices,
   ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
@@ -69,9 +73,9 @@ export async function generateInRun(
   }
   await session.recordGeneration({
     model: `${client.provider}:${result.model}`,
-    inputTokens: result.usage.inputTokens,
-    outputTokens: result.usage.outputTokens,
+    ...result.usage,
     costUsd: result.costUsd,
+    costByKind: result.costByKind,
     durationMs: Math.max(0, result.durationMs - result.pausedMs),
     content: keep(result),
   });

@@ -4,7 +4,7 @@
  * is normalized with the run's own constants; the score log becomes a score-over-time curve. Runs that
  * cannot be compared come back as a reason instead (unfinished, no time limit, no constants).
  */
-import { normalizedFor, type RunSummary, type ScoreLogEntry } from "../core/index.js";
+import { budgetTokens, normalizedFor, type RunSummary, type ScoreLogEntry } from "../core/index.js";
 import type { AnalysisRun } from "./analysis-run.js";
 import { scoreCurve } from "./score-curve.js";
 
@@ -35,10 +35,22 @@ export function analysisRunFromStore(summary: RunSummary, scoreLog: readonly Sco
       score: normalizedFor(spec, summary.finalRaw) ?? 0,
       curve: scoreLog.length > 0 ? scoreCurve(scoreLog, { aggregation: spec.aggregation, normalization }) : undefined,
       usage: {
-        tokens: human ? null : usage.inputTokens + usage.outputTokens,
+        tokens: human ? null : budgetTokens(usage),
         dollars: human ? null : usage.costUsd,
         workingSeconds: usage.workingSeconds,
         scoreCalls: summary.scoreCalls,
+        ...(human
+          ? {}
+          : {
+              byKind: {
+                input: usage.inputTokens,
+                cacheRead: usage.cacheReadTokens,
+                cacheWrite: usage.cacheWriteTokens,
+                output: usage.outputTokens,
+                reasoning: usage.reasoningTokens,
+                dollars: usage.costByKind,
+              },
+            }),
       },
     },
   };

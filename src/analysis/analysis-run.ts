@@ -27,7 +27,7 @@ export interface AnalysisRun {
   /** Normalized score over working time, where a score log exists (steps, ascending seconds). */
   curve: readonly ScorePoint[] | undefined;
   usage: {
-    /** Input + output tokens, when known. */
+    /** Every token the model read or wrote (core/usage.ts `budgetTokens`: all input kinds + output), when known. */
     tokens: number | null;
     /** Dollars spent on model calls, when known. */
     dollars: number | null;
@@ -35,5 +35,17 @@ export interface AnalysisRun {
     workingSeconds: number | null;
     /** Protected scoring calls the run made, when known. */
     scoreCalls: number | null;
+    /** Tokens and dollars by kind, where the run recorded them (rebench's agent runs; not METR's records). */
+    byKind?: UsageByKind;
   };
+}
+
+/** Tokens by kind (reasoning is part of the output) and, where every generation priced them, dollars by kind. */
+export interface UsageByKind {
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+  reasoning: number;
+  dollars: { input: number; cacheRead: number; cacheWrite: number; output: number } | null;
 }

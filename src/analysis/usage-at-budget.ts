@@ -5,7 +5,7 @@
  * environments), and how often the participant scored its work (score calls per working hour; the
  * paper found agents submit and test solutions over ten times as often as humans).
  */
-import type { AnalysisRun } from "./analysis-run.js";
+import type { AnalysisRun, UsageByKind } from "./analysis-run.js";
 
 /**
  * Below this much pooled working time a rate per hour is noise, not a measurement (a replayed starting
@@ -22,6 +22,8 @@ export interface UsageAtBudget {
   hours: number | null;
   /** Score calls per working hour over the runs that record both; null when none does or they worked under MIN_RATE_SECONDS in all. */
   scoreCallsPerHour: number | null;
+  /** Expected tokens and dollars per environment by kind, over the runs that record them; null when none does. */
+  byKind: UsageByKind | null;
   /** Runs the numbers are drawn from. */
   runs: number;
 }
@@ -48,11 +50,36 @@ export function usageAtBudget(runs: readonly AnalysisRun[], k: number, environme
     seconds += r.usage.workingSeconds;
   }
   const workingSeconds = perEnvironment((r) => r.usage.workingSeconds);
+  const kind = (pick: (k: UsageByKind) => number | undefined) => perEnvironment((r) => (r.usage.byKind ? (pick(r.usage.byKind) ?? null) : null));
+  const input = kind((k) => k.input);
+  const byKind: UsageByKind | null =
+    input === null
+      ? null
+      : {
+          input,
+          cacheRead: kind((k) => k.cacheRead)!,
+          cacheWrite: kind((k) => k.cacheWrite)!,
+          output: kind((k) => k.output)!,
+          reasoning: kind((k) => k.reasoning)!,
+          dollars: dollarsByKind(used, kind),
+        };
   return {
     tokens: perEnvironment((r) => r.usage.tokens),
     dollars: perEnvironment((r) => r.usage.dollars),
     hours: workingSeconds === null ? null : workingSeconds / 3600,
     scoreCallsPerHour: seconds >= MIN_RATE_SECONDS ? calls / (seconds / 3600) : null,
+    byKind,
     runs: used.length,
   };
+}
+
+/** Dollars by kind, when every run with token kinds also has them (else the split would not add up). */
+function dollarsByKind(
+  runs: readonly AnalysisRun[],
+  kind: (pick: (k: UsageByKind) => number | undefined) => number | null,
+): UsageByKind["dollars"] {
+  if (runs.some((r) => r.usage.byKind !== undefined && r.usage.byKind.dollars === null)) return null;
+  const input = kind((k) => k.dollars?.input);
+  if (input === null) return null;
+  return { input, cacheRead: kind((k) => k.dollars?.cacheRead)!, cacheWrite: kind((k) => k.dollars?.cacheWrite)!, output: kind((k) => k.dollars?.output)! };
 }

@@ -5,7 +5,7 @@
  * rewritten in place; otherwise a line every `everySeconds` (default 30) while something changes, so logs
  * of long batches stay short. Each run that ends gets its own line.
  */
-import { normalizedFor, type RunSummary } from "../core/index.js";
+import { budgetTokens, normalizedFor, type RunSummary } from "../core/index.js";
 import type { RunStore } from "../store/index.js";
 import { formatDuration, formatNumber } from "./format.js";
 import type { Io } from "./io.js";
@@ -33,7 +33,7 @@ export function progressLine(label: string, total: number, runs: readonly RunSum
   const done = runs.filter((r) => r.state === "finished" || r.state === "failed").length;
   const running = runs.filter((r) => ["starting", "running", "paused", "scoring"].includes(r.state)).length;
   const working = Math.max(0, ...runs.map((r) => workingNow(r, now)));
-  const tokens = runs.reduce((s, r) => s + r.usage.inputTokens + r.usage.outputTokens, 0);
+  const tokens = runs.reduce((s, r) => s + budgetTokens(r.usage), 0);
   const cost = runs.reduce((s, r) => s + r.usage.costUsd, 0);
   let best: RunSummary | undefined;
   for (const r of runs) {

@@ -12,7 +12,7 @@ import type { RunSpec, StoredEvent } from "./events.js";
 import type { RunId } from "./ids.js";
 import type { RunState, StopReason } from "./run-state.js";
 import type { ScoreOutcome } from "./score.js";
-import type { LimitName, Usage, UsageLimits } from "./usage.js";
+import type { CostByKind, LimitName, Usage, UsageLimits } from "./usage.js";
 
 /** What the agent sees of a score-log entry (src/scoring/score-view.ts makes it). */
 export interface ScoreView {
@@ -101,12 +101,18 @@ export interface ToolApi {
   usage(): Promise<UsageView>;
 }
 
-/** One model call, for token and cost accounting. */
+/** One model call, for token and cost accounting; the token kinds are those of core/usage.ts (absent: 0). */
 export interface GenerationRecord {
   model: string;
   inputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  cacheWrite1hTokens?: number;
   outputTokens: number;
+  reasoningTokens?: number;
   costUsd: number;
+  /** `costUsd` by token kind, when the client priced each. */
+  costByKind?: CostByKind;
   durationMs?: number;
   /** The request/response, as the scaffold wants it kept. */
   content?: unknown;

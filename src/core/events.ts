@@ -10,7 +10,7 @@ import { NormalizationConstants } from "./normalize.js";
 import { RunState, StopReason } from "./run-state.js";
 import { ReplayStep } from "./replay-step.js";
 import { ScoreLogEntry } from "./score.js";
-import { LimitName, UsageLimits } from "./usage.js";
+import { CostByKind, LimitName, UsageLimits } from "./usage.js";
 
 /** The tools an agent calls, as action and observation events record them. */
 export const ToolName = z.enum(["bash", "python", "score", "score_log", "submit"]);
@@ -39,8 +39,11 @@ export const RunConfig = z.object({
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 
-/** The version of the event schema this rebench writes (recorded in every run's provenance). */
-export const EVENT_SCHEMA_VERSION = 2;
+/**
+ * The version of the event schema this rebench writes (recorded in every run's provenance). 3: generation
+ * events carry the token kinds (cache reads and writes, reasoning) beside input and output.
+ */
+export const EVENT_SCHEMA_VERSION = 3;
 
 /**
  * Where a run's scores come from: the rebench that created it (version and git commit, `-dirty` when the
@@ -91,9 +94,17 @@ export const RunEvent = z.discriminatedUnion("type", [
     type: z.literal("generation"),
     ...at,
     model: z.string(),
+    /** Input at the full price (for events before schema 3: all input). Kinds as in core/usage.ts. */
     inputTokens: z.number().int().nonnegative(),
+    cacheReadTokens: z.number().int().nonnegative().optional(),
+    cacheWriteTokens: z.number().int().nonnegative().optional(),
+    cacheWrite1hTokens: z.number().int().nonnegative().optional(),
+    /** All output, reasoning included. */
     outputTokens: z.number().int().nonnegative(),
+    reasoningTokens: z.number().int().nonnegative().optional(),
     costUsd: z.number().nonnegative(),
+    /** `costUsd` by token kind, where the client priced each. */
+    costByKind: CostByKind.optional(),
     durationMs: z.number().nonnegative().optional(),
     content: z.unknown().optional(),
   }),

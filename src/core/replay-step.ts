@@ -21,7 +21,11 @@ export const ReplayStep = z.discriminatedUnion("tool", [
     tool: z.literal("generate"),
     input: z.object({
       inputTokens: z.number().int().nonnegative(),
+      cacheReadTokens: z.number().int().nonnegative().optional(),
+      cacheWriteTokens: z.number().int().nonnegative().optional(),
+      cacheWrite1hTokens: z.number().int().nonnegative().optional(),
       outputTokens: z.number().int().nonnegative(),
+      reasoningTokens: z.number().int().nonnegative().optional(),
       costUsd: z.number().nonnegative().optional(),
     }),
   }),

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import type { RunEvent, RunSpec } from "./events.js";
 import { summarize, type RunSummary } from "./run-summary.js";
+import { budgetTokens, exceededLimit } from "./usage.js";
 
 const spec: RunSpec = {
   participant: { kind: "agent", alias: "test-model", scaffold: "replay" },
@@ -23,6 +24,26 @@ function fold(events: RunEvent[]): RunSummary {
 }
 
 describe("summarize()", () => {
+  test("sums the token kinds and the cost by kind; the split becomes unknown at the first priced generation without one", () => {
+    const kinds = { cacheReadTokens: 5000, cacheWriteTokens: 300, cacheWrite1hTokens: 100, reasoningTokens: 15 };
+    const split = { input: 0.001, cacheRead: 0.0015, cacheWrite: 0.0012, output: 0.0003 };
+    const events: RunEvent[] = [
+      { type: "run_created", ts: ts(0), spec },
+      { type: "generation", ts: ts(1), model: "m", inputTokens: 10, outputTokens: 20, ...kinds, costUsd: 0.004, costByKind: split },
+      { type: "generation", ts: ts(2), model: "m", inputTokens: 10, outputTokens: 20, ...kinds, costUsd: 0.004, costByKind: split },
+    ];
+    const summary = fold(events);
+    expect(summary.usage).toMatchObject({ inputTokens: 20, cacheReadTokens: 10_000, cacheWriteTokens: 600, cacheWrite1hTokens: 200, outputTokens: 40, reasoningTokens: 30, costUsd: 0.008 });
+    expect(summary.usage.costByKind).toEqual({ input: 0.002, cacheRead: 0.003, cacheWrite: 0.0024, output: 0.0006 });
+    // Every input kind and the output count against --tokens; the reasoning is inside the output.
+    expect(budgetTokens(summary.usage)).toBe(20 + 10_000 + 600 + 40);
+    expect(exceededLimit(summary.usage, { tokens: 10_660 })).toBe("tokens");
+    expect(exceededLimit(summary.usage, { tokens: 10_661 })).toBeUndefined();
+    const unpriced = fold([...events, { type: "generation", ts: ts(3), model: "replay", inputTokens: 1, outputTokens: 1, costUsd: 0.5 }]);
+    expect(unpriced.usage.costByKind).toBeNull();
+    expect(fold([...events, { type: "generation", ts: ts(3), model: "free", inputTokens: 1, outputTokens: 1, costUsd: 0 }]).usage.costByKind).not.toBeNull();
+  });
+
   test("folds usage, state and the running aggregate of the score log", () => {
     const summary = fold([
       { type: "run_created", ts: ts(0), spec },

@@ -13,7 +13,7 @@ import { RunId } from "./ids.js";
 import { normalize } from "./normalize.js";
 import { RunState, StopReason } from "./run-state.js";
 import { validRaw } from "./score.js";
-import { Usage, ZERO_USAGE } from "./usage.js";
+import { type CostByKind, Usage, ZERO_USAGE } from "./usage.js";
 
 export const RunSummary = z.object({
   id: RunId,
@@ -77,8 +77,13 @@ export function summarize(summary: RunSummary | undefined, stored: StoredEvent):
       break;
     case "generation":
       next.usage.inputTokens += event.inputTokens;
+      next.usage.cacheReadTokens += event.cacheReadTokens ?? 0;
+      next.usage.cacheWriteTokens += event.cacheWriteTokens ?? 0;
+      next.usage.cacheWrite1hTokens += event.cacheWrite1hTokens ?? 0;
       next.usage.outputTokens += event.outputTokens;
+      next.usage.reasoningTokens += event.reasoningTokens ?? 0;
       next.usage.costUsd += event.costUsd;
+      next.usage.costByKind = addCost(next.usage.costByKind, event);
       break;
     case "action":
       next.usage.actions += 1;
@@ -128,6 +133,14 @@ export function summarize(summary: RunSummary | undefined, stored: StoredEvent):
     }
   }
   return next;
+}
+
+/** The split so far plus an event's; unknown (null) from the first priced generation that gave none. */
+function addCost(split: CostByKind | null, event: { costUsd: number; costByKind?: CostByKind | undefined }): CostByKind | null {
+  if (split === null) return null;
+  if (event.costByKind === undefined) return event.costUsd > 0 ? null : split;
+  const c = event.costByKind;
+  return { input: split.input + c.input, cacheRead: split.cacheRead + c.cacheRead, cacheWrite: split.cacheWrite + c.cacheWrite, output: split.output + c.output };
 }
 
 /** The normalized value of a raw score under a run's constants, or null when it has none. */

@@ -9,7 +9,8 @@
  *     {"tool": "submit", "input": {"submission": "what was done"}}
  *
  * plus `{"tool": "generate", "input": {"inputTokens": N, "outputTokens": N, "costUsd": X}}`, a recorded
- * model call (tokens and cost only), so tests can replay an agent's usage. Which actions a run replays is
+ * model call (tokens and cost only; `cacheReadTokens`, `cacheWriteTokens`, `cacheWrite1hTokens` and
+ * `reasoningTokens` may be given too), so tests can replay an agent's usage. Which actions a run replays is
  * `spec.config.actions`: `"reference"` (the variant's reference solution, the default), `"start"` (score the
  * starting solution and submit it unchanged) or the steps themselves (`rebench run --actions FILE` stores
  * the file's steps in the run, so the run says exactly what it replayed). A reference's actions file may

@@ -6,7 +6,7 @@
  * the time the run has left, and a watchdog ends the run when a limit passes while the agent is thinking.
  * Ending (submit or a limit) takes the final score and finishes the run; the session's signal then aborts.
  */
-import { type AgentSession, COMMAND_OUTPUT_CAP_BYTES, type CommandObservation, DEFAULT_COMMAND_TIMEOUT_SECONDS, type GenerationRecord, type LimitName, RunEndedError, type RunId, type RunOutcomeView, type RunSpec, type StoredEvent, type ToolApi, type ToolName, UsageLimits, type UsageView } from "../core/index.js";
+import { type AgentSession, budgetTokens, COMMAND_OUTPUT_CAP_BYTES, type CommandObservation, DEFAULT_COMMAND_TIMEOUT_SECONDS, type GenerationRecord, type LimitName, RunEndedError, type RunId, type RunOutcomeView, type RunSpec, type StoredEvent, type ToolApi, type ToolName, UsageLimits, type UsageView } from "../core/index.js";
 import { scoreView } from "../scoring/score-view.js";
 import { endRun, type Stop, stopText } from "./finish-run.js";
 import type { RunLog } from "./run-log.js";
@@ -219,7 +219,7 @@ export class RunSession implements AgentSession {
     const remaining: Partial<Record<LimitName, number>> = {};
     if (limits.workingSeconds !== undefined) remaining.workingSeconds = Math.max(0, limits.workingSeconds - usage.workingSeconds);
     if (limits.wallSeconds !== undefined) remaining.wallSeconds = Math.max(0, limits.wallSeconds - usage.wallSeconds);
-    if (limits.tokens !== undefined) remaining.tokens = Math.max(0, limits.tokens - usage.inputTokens - usage.outputTokens);
+    if (limits.tokens !== undefined) remaining.tokens = Math.max(0, limits.tokens - budgetTokens(usage));
     if (limits.costUsd !== undefined) remaining.costUsd = Math.max(0, limits.costUsd - usage.costUsd);
     if (limits.actions !== undefined) remaining.actions = Math.max(0, limits.actions - usage.actions);
     return { state: this.log.state, usage, limits, remaining };

@@ -37,7 +37,7 @@ describe("the aide scaffold on test_echo", () => {
     expect(summary).toMatchObject({ state: "finished", stopReason: "submitted" });
     const requests = runs.server.requests;
     expect(requests).toHaveLength(4);
-    expect((requests[0]!.body as { tool_choice: unknown }).tool_choice).toEqual({ type: "function", function: { name: "write_solution" } });
+    expect((requests[0]!.body as { tool_choice: unknown }).tool_choice).toEqual({ type: "function", name: "write_solution" });
     expect(promptText(requests[0]!)).toMatch(/--- solution\.py ---\n[\s\S]*time\.sleep\(1\.0\)/);
     // The debug prompt carries the scorer's verdict on the buggy draft; the improvement prompt the best node's score.
     expect(promptText(requests[2]!)).toMatch(/The solution to fix \(design 1\)[\s\S]*It did not work: invalid: the output is not the running sums[\s\S]*does not work/);
@@ -67,6 +67,35 @@ describe("the aide scaffold on test_echo", () => {
     expect(run.normalizedScore!).toBeGreaterThan(0.3);
     expect(summary.usage.costUsd).toBeGreaterThan(0);
     expect(summary.usage.inputTokens).toBeGreaterThan(0);
+  });
+
+  test("on Anthropic with thinking: every step's prompt begins with the task and the workspace as a cached prefix, and the forced tool becomes a choice", async () => {
+    // test_echo's task and workspace are short: the server caches from 256 tokens on (Anthropic's minimum is 1024 and up).
+    const { summary, events } = await runs.runModel(
+      { model: "anthropic:claude-sonnet-4-5-20250929", server: { minCacheTokens: 256 } },
+      aideModel(),
+      "--agent-config",
+      JSON.stringify({ numDrafts: 2, debugProb: 1, maxSteps: 3, seed: 7, checkTimeoutSeconds: 30, thinkingBudget: 1024, workspaceChars: 8000 }),
+    );
+    expect(summary).toMatchObject({ state: "finished", stopReason: "submitted" });
+    const requests = runs.server.requests;
+    expect(requests.map((r) => r.status)).toEqual([200, 200, 200]);
+    const mark = { type: "ephemeral", ttl: "5m" };
+    type Body = { tools: Array<{ cache_control?: unknown }>; system: Array<{ cache_control?: unknown }>; messages: Array<{ content: Array<{ text: string; cache_control?: unknown }> }>; tool_choice: unknown };
+    for (const r of requests) {
+      const body = r.body as Body;
+      expect(body.tools.at(-1)?.cache_control).toEqual(mark);
+      expect(body.system[0]?.cache_control).toEqual(mark);
+      expect(body.messages[0]!.content[0]).toMatchObject({ cache_control: mark, text: expect.stringMatching(/^# Task[\s\S]*# Starting workspace/) });
+      expect(body.messages[0]!.content[1]?.cache_control).toBeUndefined();
+      expect(body.tool_choice).toEqual({ type: "auto" });
+    }
+    // The prefix is the same in every step: each step after the first reads it from the cache.
+    const usage = requests.map((r) => (r.response as { usage: { cache_read_input_tokens: number; cache_creation_input_tokens: number } }).usage);
+    expect(usage[0]!.cache_creation_input_tokens).toBeGreaterThan(0);
+    expect(usage.slice(1).every((u) => u.cache_read_input_tokens === usage[0]!.cache_creation_input_tokens)).toBe(true);
+    const warnings = events.flatMap((e) => (e.type === "generation" ? ((e.content as { warnings?: string[] }).warnings ?? []) : []));
+    expect(warnings).toEqual(requests.map(() => expect.stringMatching(/no forced tool choice/)));
   });
 
   test("hidden scores: nodes are valid or not, the latest valid node is the best, and nothing shows a value", async () => {

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import type { Script } from "../../src/agents/models/testing/scripted-server.js";
+import { budgetTokens, type RunEvent } from "../../src/core/index.js";
 import { SqliteRunStore } from "../../src/store/index.js";
 import { rebench } from "../helpers/cli.js";
 import { call, FAST_ECHO, lastToolResult, promptText, say } from "../helpers/model-script.js";
@@ -37,11 +38,15 @@ describe("the modular scaffold on test_echo", () => {
     expect(actions).toEqual(["bash", "bash", "score", "python", "python", "score_log", "submit"]);
     const generations = events.filter((e) => e.type === "generation");
     expect(generations).toHaveLength(7);
-    const tokens = generations.reduce((s, g) => s + (g.type === "generation" ? g.inputTokens + g.outputTokens : 0), 0);
-    expect(summary.usage.inputTokens + summary.usage.outputTokens).toBe(tokens);
+    const sum = (pick: (g: Extract<RunEvent, { type: "generation" }>) => number) => generations.reduce((s, g) => s + (g.type === "generation" ? pick(g) : 0), 0);
+    const tokens = sum((g) => g.inputTokens + (g.cacheReadTokens ?? 0) + (g.cacheWriteTokens ?? 0) + g.outputTokens);
+    expect(budgetTokens(summary.usage)).toBe(tokens);
     expect(run.tokens).toBe(tokens);
-    // gpt-4o: $2.50 in, $10 out per million tokens.
-    expect(run.costUsd).toBeCloseTo((summary.usage.inputTokens * 2.5 + summary.usage.outputTokens * 10) / 1e6, 10);
+    // The prompt grows by a turn each time: from the second long prompt on, OpenAI reads its prefix from the cache.
+    expect(summary.usage.cacheReadTokens).toBe(sum((g) => g.cacheReadTokens ?? 0));
+    expect(summary.usage.cacheReadTokens).toBeGreaterThan(0);
+    // gpt-4o: $2.50 input, $1.25 cached input, $10 output per million tokens.
+    expect(run.costUsd).toBeCloseTo((summary.usage.inputTokens * 2.5 + summary.usage.cacheReadTokens * 1.25 + summary.usage.outputTokens * 10) / 1e6, 10);
     expect(generations[0]).toMatchObject({ model: "openai:gpt-4o" });
     expect(log.map((e) => e.outcome.kind)).toEqual(["scored", "scored", "scored"]);
     expect(summary).toMatchObject({ state: "finished", stopReason: "submitted" });

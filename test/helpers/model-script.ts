@@ -1,11 +1,12 @@
 /**
  * @module
  * Scripting a model for scaffold tests: replies that call one tool, and readers of what the scaffold sent
- * (the last tool result, the prompt text) from the scripted server's recorded OpenAI-format requests.
+ * (the last tool result, the prompt text) from the scripted server's recorded requests (the Responses
+ * API's input items, chat-completions messages and Anthropic's content blocks, read alike).
  */
-import type { RecordedRequest, ScriptStep } from "../../src/agents/models/testing/scripted-server.js";
+import type { RecordedRequest, ScriptedUsage, ScriptStep } from "../../src/agents/models/testing/scripted-server.js";
 
-type Usage = { inputTokens: number; outputTokens: number };
+type Usage = ScriptedUsage;
 
 /** A reply that calls `name` with `args`. */
 export function call(name: string, args: Record<string, unknown>, usage?: Usage): ScriptStep {
@@ -23,8 +24,37 @@ interface WireMessage {
   tool_call_id?: string;
 }
 
+type InputItem = { type?: string; role?: string; content?: string | Array<{ text?: string }>; call_id?: string; output?: string };
+
+type Block = { type: string; text?: string; content?: string | Array<{ text?: string }>; tool_use_id?: string };
+
 export function messagesOf(request: RecordedRequest): WireMessage[] {
-  return (request.body as { messages: WireMessage[] }).messages;
+  if (request.api === "messages") {
+    const body = request.body as { system?: string | Array<{ text: string }>; messages: Array<{ role: string; content: string | Block[] }> };
+    const system = typeof body.system === "string" ? body.system : (body.system ?? []).map((b) => b.text).join("\n");
+    return [
+      ...(system ? [{ role: "system", content: system }] : []),
+      ...body.messages.flatMap((m): WireMessage[] =>
+        typeof m.content === "string"
+          ? [{ role: m.role, content: m.content }]
+          : m.content.flatMap((b): WireMessage[] => {
+              if (b.type === "text") return [{ role: m.role, content: b.text ?? "" }];
+              if (b.type === "tool_result") {
+                const text = typeof b.content === "string" ? b.content : (b.content ?? []).map((c) => c.text ?? "").join("");
+                return [{ role: "tool", content: text, tool_call_id: b.tool_use_id! }];
+              }
+              return [];
+            }),
+      ),
+    ];
+  }
+  if (request.api !== "responses") return (request.body as { messages: WireMessage[] }).messages;
+  return (request.body as { input: InputItem[] }).input.flatMap((item): WireMessage[] => {
+    if (item.type === "function_call_output") return [{ role: "tool", content: item.output ?? "", tool_call_id: item.call_id! }];
+    if (item.type === "function_call" || item.type === "reasoning") return [];
+    const content = typeof item.content === "string" ? item.content : (item.content ?? []).map((p) => p.text ?? "").join("");
+    return [{ role: item.role ?? "user", content }];
+  });
 }
 
 /** The content of the last `tool` message of a request. */

@@ -7,6 +7,9 @@
  * N`, the whole node) and the tree as a final `aide: journal` note. Near the end of the budget
  * (`finalizeAt`), or after `maxSteps`, the best node is put back in place and submitted.
  *
+ * Every step's prompt begins with the task and the starting workspace, marked as a cache breakpoint (with
+ * the tool and the system prompt), so a provider that caches reads that prefix after the first step.
+ *
  * Hidden scores (`hidden_score`, or an environment whose score the agent never sees): the score tool only
  * says valid or not, so nodes have no metric; "best" is the latest valid node, improvements chain from it,
  * and the submission is that node. The run's final score is still the environment's aggregate of the log.
@@ -15,6 +18,7 @@ import { z } from "zod";
 import { generateInRun } from "../model-turn.js";
 import type { AssistantMessage, ModelClient } from "../models/model-client.js";
 import { RunEndedError, type Agent, type AgentSession } from "../../core/index.js";
+import { checkThinkingBudget, modelRequestOptions, ModelSettings } from "../model-settings.js";
 import { scoreText } from "../score-text.js";
 import { type AideWorkspace, applyFiles, inspectWorkspace, runCheck, safePath } from "./aide-workspace.js";
 import { type PromptInput, stepMessages, WRITE_SOLUTION } from "./aide-prompts.js";
@@ -39,7 +43,8 @@ export const AideSettings = z.object({
   outputLimitChars: z.number().int().min(500).default(6_000),
   /** Seed of the search policy's random choices (default: unseeded). */
   seed: z.number().int().optional(),
-}).strict();
+  ...ModelSettings.shape,
+}).strict().superRefine(checkThinkingBudget);
 export type AideSettings = z.infer<typeof AideSettings>;
 
 type Proposal = { plan: string; files: Record<string, string>; command: string | undefined } | { error: string; plan: string };
@@ -90,6 +95,7 @@ export class AideAgent implements Agent {
   async #step(session: AgentSession, journal: Journal, next: NextStep, ws: AideWorkspace, input: PromptInput): Promise<AideNode> {
     const parent = next.stage === "draft" ? undefined : next.parent;
     const reply = await generateInRun(session, this.client, {
+      ...modelRequestOptions(this.settings, session.runId),
       messages: stepMessages(next.stage, parent, journal, input),
       tools: [WRITE_SOLUTION],
       toolChoice: { name: WRITE_SOLUTION.name },

@@ -71,11 +71,9 @@ const GUIDE: Record<Stage, string> = {
 };
 
 export function stepMessages(stage: Stage, parent: AideNode | undefined, journal: Journal, input: PromptInput): Message[] {
-  const sections = [
-    `# Task\n\n${input.instructions.trim()}`,
-    `# Starting workspace\n\n${input.overview}`,
-    ...(stage !== "debug" && journal.memory() ? [`# Memory (earlier working designs)\n\n${journal.memory()}`] : []),
-  ];
+  // The task and the starting workspace begin every step's prompt alike: a prefix worth caching.
+  const head = [`# Task\n\n${input.instructions.trim()}`, `# Starting workspace\n\n${input.overview}`];
+  const sections = [...(stage !== "debug" && journal.memory() ? [`# Memory (earlier working designs)\n\n${journal.memory()}`] : [])];
   if (parent) {
     const label = stage === "debug" ? "The solution to fix" : "The solution to improve";
     sections.push(`# ${label} (design ${parent.id})\n\nPlan: ${parent.plan.trim()}\n\n${filesText(journal.filesOf(parent))}`);
@@ -85,6 +83,7 @@ export function stepMessages(stage: Stage, parent: AideNode | undefined, journal
   if (!input.visible) sections.push("Scores are not shown for this task: a solution is only reported as valid or not.");
   return [
     { role: "system", content: SYSTEM },
+    { role: "user", content: head.join("\n\n"), cacheBreakpoint: true },
     { role: "user", content: sections.join("\n\n") },
   ];
 }

@@ -2,7 +2,7 @@
  * @module
  * How a user names a model on the command line:
  *
- * - `openai:MODEL` (e.g. `openai:gpt-4o`): OpenAI chat completions, key in `OPENAI_API_KEY`;
+ * - `openai:MODEL` (e.g. `openai:gpt-5`): OpenAI's Responses API, key in `OPENAI_API_KEY`;
  * - `anthropic:MODEL` (e.g. `anthropic:claude-sonnet-4-20250514`): Anthropic messages, key in
  *   `ANTHROPIC_API_KEY`;
  * - `compat:BASE_URL#MODEL[;key=ENV_VAR][;n=native]` (e.g. `compat:http://127.0.0.1:8000/v1#Qwen/Qwen2.5-7B`):

@@ -1,20 +1,39 @@
 /**
  * @module
- * The model table: USD per million input and output tokens, and the context window, per
- * `provider:model`. rebench ships list prices; a JSON file of the same shape (path in `REBENCH_PRICES` or
- * the `pricesFile` option) adds models or overrides entries. An unknown model costs 0 and the result says
- * so in a warning; it never fails a call.
+ * The model table: USD per million tokens of each kind, the context window, and whether the model
+ * reasons, per `provider:model`. rebench ships list prices; a JSON file of the same shape (path in
+ * `REBENCH_PRICES` or the `pricesFile` option) adds models or overrides entries. An unknown model costs 0
+ * and the result says so in a warning; it never fails a call.
+ *
+ * Kinds (core/usage.ts): full-price input, cache reads, cache writes (Anthropic's 5-minute writes cost
+ * 1.25 times the input price, its 1-hour writes twice; OpenAI's are charged as input), output. Reasoning
+ * and thinking tokens are billed as output by both providers, so they have no price of their own.
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { InvalidInputError, parseWith } from "../../core/index.js";
-import type { ModelUsage, Provider } from "./model-client.js";
+import { type CostByKind, InvalidInputError, parseWith, type TokenCounts } from "../../core/index.js";
+import type { Provider } from "./model-client.js";
 
-export const ModelInfo = z.object({
-  inputPerMTok: z.number().nonnegative(),
-  outputPerMTok: z.number().nonnegative(),
-  contextWindow: z.number().int().positive().optional(),
-});
+const Price = z.number().nonnegative();
+
+export const ModelInfo = z
+  .object({
+    inputPerMTok: Price,
+    outputPerMTok: Price,
+    /** Input read from the prompt cache; absent: charged as input (and the result warns when it happens). */
+    cacheReadPerMTok: Price.optional(),
+    /** Input written to the cache with the short lifetime (Anthropic's 5 minutes, OpenAI's); absent: as input. */
+    cacheWritePerMTok: Price.optional(),
+    /** Input written to the cache for an hour (Anthropic's `ttl: 1h`); absent: as a short write. */
+    cacheWrite1hPerMTok: Price.optional(),
+    contextWindow: z.number().int().positive().optional(),
+    /**
+     * A reasoning model (OpenAI o-series and GPT-5): rebench asks for its encrypted reasoning to send back
+     * on later turns, and sends no temperature. Requests that set `reasoningEffort` count as this too.
+     */
+    reasoning: z.boolean().optional(),
+  })
+  .strict();
 export type ModelInfo = z.infer<typeof ModelInfo>;
 
 /** Keys are `openai:MODEL`, `anthropic:MODEL` or `compat:MODEL` (the model name, not the URL). */
@@ -24,45 +43,68 @@ export const PriceTable = z.record(
 );
 export type PriceTable = z.infer<typeof PriceTable>;
 
-const p = (inputPerMTok: number, outputPerMTok: number, contextWindow: number): ModelInfo => ({
+/** An OpenAI model: cached input at its own price, cache writes as input. */
+const oa = (inputPerMTok: number, cacheReadPerMTok: number, outputPerMTok: number, contextWindow: number, reasoning = false): ModelInfo => ({
   inputPerMTok,
+  cacheReadPerMTok,
+  cacheWritePerMTok: inputPerMTok,
+  outputPerMTok,
+  contextWindow,
+  ...(reasoning ? { reasoning: true } : {}),
+});
+
+/** An Anthropic model: cache reads at 0.1 times the input price, 5-minute writes at 1.25 times, 1-hour writes at 2 times. */
+const an = (inputPerMTok: number, outputPerMTok: number, contextWindow = 200_000): ModelInfo => ({
+  inputPerMTok,
+  cacheReadPerMTok: round(inputPerMTok * 0.1),
+  cacheWritePerMTok: round(inputPerMTok * 1.25),
+  cacheWrite1hPerMTok: round(inputPerMTok * 2),
   outputPerMTok,
   contextWindow,
 });
 
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
 /**
- * Providers' list prices (2025) for uncached tokens. Cached input is charged at the full input price, so
- * costs err high. Check current prices before relying on a cost budget, and override in a price file.
+ * Providers' list prices (2025) per million tokens of each kind. Check current prices before relying on a
+ * cost budget, and add newer models (or correct these) in a price file.
  */
 export const DEFAULT_PRICES: PriceTable = Object.freeze({
-  "openai:gpt-4o": p(2.5, 10, 128_000),
-  "openai:gpt-4o-2024-05-13": p(5, 15, 128_000),
-  "openai:gpt-4o-2024-08-06": p(2.5, 10, 128_000),
-  "openai:gpt-4o-2024-11-20": p(2.5, 10, 128_000),
-  "openai:gpt-4o-mini": p(0.15, 0.6, 128_000),
-  "openai:gpt-4o-mini-2024-07-18": p(0.15, 0.6, 128_000),
-  "openai:gpt-4.1": p(2, 8, 1_047_576),
-  "openai:gpt-4.1-mini": p(0.4, 1.6, 1_047_576),
-  "openai:gpt-4.1-nano": p(0.1, 0.4, 1_047_576),
-  "openai:o1": p(15, 60, 200_000),
-  "openai:o1-preview": p(15, 60, 128_000),
-  "openai:o1-mini": p(1.1, 4.4, 128_000),
-  "openai:o3": p(2, 8, 200_000),
-  "openai:o3-mini": p(1.1, 4.4, 200_000),
-  "openai:o4-mini": p(1.1, 4.4, 200_000),
-  "openai:gpt-5": p(1.25, 10, 400_000),
-  "openai:gpt-5-mini": p(0.25, 2, 400_000),
-  "openai:gpt-5-nano": p(0.05, 0.4, 400_000),
-  "anthropic:claude-3-haiku-20240307": p(0.25, 1.25, 200_000),
-  "anthropic:claude-3-opus-20240229": p(15, 75, 200_000),
-  "anthropic:claude-3-5-haiku-20241022": p(0.8, 4, 200_000),
-  "anthropic:claude-3-5-sonnet-20240620": p(3, 15, 200_000),
-  "anthropic:claude-3-5-sonnet-20241022": p(3, 15, 200_000),
-  "anthropic:claude-3-7-sonnet-20250219": p(3, 15, 200_000),
-  "anthropic:claude-sonnet-4-20250514": p(3, 15, 200_000),
-  "anthropic:claude-sonnet-4-5-20250929": p(3, 15, 200_000),
-  "anthropic:claude-opus-4-20250514": p(15, 75, 200_000),
-  "anthropic:claude-opus-4-1-20250805": p(15, 75, 200_000),
+  "openai:gpt-4o": oa(2.5, 1.25, 10, 128_000),
+  "openai:gpt-4o-2024-05-13": { inputPerMTok: 5, outputPerMTok: 15, contextWindow: 128_000 },
+  "openai:gpt-4o-2024-08-06": oa(2.5, 1.25, 10, 128_000),
+  "openai:gpt-4o-2024-11-20": oa(2.5, 1.25, 10, 128_000),
+  "openai:gpt-4o-mini": oa(0.15, 0.075, 0.6, 128_000),
+  "openai:gpt-4o-mini-2024-07-18": oa(0.15, 0.075, 0.6, 128_000),
+  "openai:gpt-4.1": oa(2, 0.5, 8, 1_047_576),
+  "openai:gpt-4.1-mini": oa(0.4, 0.1, 1.6, 1_047_576),
+  "openai:gpt-4.1-nano": oa(0.1, 0.025, 0.4, 1_047_576),
+  "openai:o1": oa(15, 7.5, 60, 200_000, true),
+  "openai:o1-preview": oa(15, 7.5, 60, 128_000, true),
+  "openai:o1-mini": oa(1.1, 0.55, 4.4, 128_000, true),
+  "openai:o3": oa(2, 0.5, 8, 200_000, true),
+  "openai:o3-mini": oa(1.1, 0.55, 4.4, 200_000, true),
+  "openai:o4-mini": oa(1.1, 0.275, 4.4, 200_000, true),
+  "openai:gpt-5": oa(1.25, 0.125, 10, 400_000, true),
+  "openai:gpt-5-mini": oa(0.25, 0.025, 2, 400_000, true),
+  "openai:gpt-5-nano": oa(0.05, 0.005, 0.4, 400_000, true),
+  "anthropic:claude-3-haiku-20240307": { ...an(0.25, 1.25), cacheReadPerMTok: 0.03, cacheWritePerMTok: 0.3, cacheWrite1hPerMTok: 0.5 },
+  "anthropic:claude-3-opus-20240229": an(15, 75),
+  "anthropic:claude-3-5-haiku-20241022": an(0.8, 4),
+  "anthropic:claude-3-5-sonnet-20240620": an(3, 15),
+  "anthropic:claude-3-5-sonnet-20241022": an(3, 15),
+  "anthropic:claude-3-7-sonnet-20250219": an(3, 15),
+  "anthropic:claude-sonnet-4-20250514": an(3, 15),
+  "anthropic:claude-sonnet-4-5-20250929": an(3, 15),
+  "anthropic:claude-sonnet-4-5": an(3, 15),
+  "anthropic:claude-haiku-4-5-20251001": an(1, 5),
+  "anthropic:claude-haiku-4-5": an(1, 5),
+  "anthropic:claude-opus-4-20250514": an(15, 75),
+  "anthropic:claude-opus-4-1-20250805": an(15, 75),
+  "anthropic:claude-opus-4-5-20251101": an(5, 25),
+  "anthropic:claude-opus-4-5": an(5, 25),
 });
 
 export interface LoadPriceTableOptions {
@@ -102,6 +144,30 @@ export function lookupModel(table: PriceTable, provider: Provider, models: reado
   return undefined;
 }
 
-export function costUsd(usage: ModelUsage, info: ModelInfo): number {
-  return (usage.inputTokens * info.inputPerMTok + usage.outputTokens * info.outputPerMTok) / 1_000_000;
+export interface Priced {
+  costUsd: number;
+  costByKind: CostByKind;
+  /** A kind that was used but has no price of its own in the entry, and what it was charged as. */
+  warnings: string[];
+}
+
+/** The cost of `usage` under `info`: each kind at its price (see ModelInfo for the fallbacks). */
+export function priceUsage(usage: TokenCounts, info: ModelInfo, name: string): Priced {
+  const warnings: string[] = [];
+  const fallback = (price: number | undefined, used: number, what: string, as: string, field: string, instead: number): number => {
+    if (price !== undefined) return price;
+    if (used > 0) warnings.push(`the model table has no ${what} price for ${name}; they were charged ${as} (add ${field} to a price file named by REBENCH_PRICES)`);
+    return instead;
+  };
+  const read = fallback(info.cacheReadPerMTok, usage.cacheReadTokens, "cache-read", "as input", "cacheReadPerMTok", info.inputPerMTok);
+  const written1h = Math.min(usage.cacheWrite1hTokens, usage.cacheWriteTokens);
+  const write = fallback(info.cacheWritePerMTok, usage.cacheWriteTokens - written1h, "cache-write", "as input", "cacheWritePerMTok", info.inputPerMTok);
+  const write1h = fallback(info.cacheWrite1hPerMTok, written1h, "1-hour cache-write", "as 5-minute writes", "cacheWrite1hPerMTok", write);
+  const costByKind: CostByKind = {
+    input: (usage.inputTokens * info.inputPerMTok) / 1e6,
+    cacheRead: (usage.cacheReadTokens * read) / 1e6,
+    cacheWrite: ((usage.cacheWriteTokens - written1h) * write + written1h * write1h) / 1e6,
+    output: (usage.outputTokens * info.outputPerMTok) / 1e6,
+  };
+  return { costUsd: costByKind.input + costByKind.cacheRead + costByKind.cacheWrite + costByKind.output, costByKind, warnings };
 }

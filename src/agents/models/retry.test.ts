@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { ModelApiError } from "./errors.js";
-import { parseRetryAfter } from "./http.js";
+import { parseRetryAfter } from "./retry.js";
 import { backoffDelay, DEFAULT_RETRY_POLICY, withRetries } from "./retry.js";
 import { fakeClock } from "./testing/fake-clock.js";
 

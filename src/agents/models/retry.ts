@@ -139,3 +139,14 @@ function waitBefore(error: ModelApiError, failures: number, policy: RetryPolicy,
   }
   return Math.max(0, error.retryAfterMs);
 }
+
+/** `retry-after-ms` (OpenAI), or `retry-after` in seconds or as an HTTP date; undefined if absent or odd. */
+export function parseRetryAfter(headers: Headers, now: number = Date.now()): number | undefined {
+  const ms = headers.get("retry-after-ms");
+  if (ms !== null && /^\d+(\.\d+)?$/.test(ms.trim())) return Number(ms);
+  const value = headers.get("retry-after");
+  if (value === null) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

@@ -5,12 +5,16 @@
  * calls (bash, python, score, score_log, submit) that run through the run's tool API; their results go back
  * as tool results, long ones saved to a file with head and tail shown. Notes tell the model how much of its
  * budget is left. It stops when it submits or the run ends (a limit reached mid-call aborts the call).
+ * The model's reasoning (OpenAI's encrypted reasoning, Anthropic's signed thinking) stays with each of its
+ * messages and goes back with them; each request marks the task and its own end as cache breakpoints, so
+ * a provider that caches reads the conversation so far and writes only the new turn.
  */
 import { z } from "zod";
 import type { Message } from "../models/model-client.js";
 import type { ModelClient } from "../models/model-client.js";
 import { generateInRun } from "../model-turn.js";
-import { RunEndedError, type Agent, type AgentSession } from "../../core/index.js";
+import { promptTokens, RunEndedError, type Agent, type AgentSession } from "../../core/index.js";
+import { checkThinkingBudget, markBreakpoints, modelRequestOptions, ModelSettings } from "../model-settings.js";
 import { DEFAULT_NOTICE_FRACTIONS, usageNotices } from "../usage-notices.js";
 import { estimateTokens, fitToContext } from "./context-window.js";
 import { runToolCall, toolDefinitions } from "./modular-tools.js";
@@ -34,7 +38,8 @@ export const ModularSettings = z.object({
   noticeFractions: z.array(z.number().gt(0).lt(1)).default([...DEFAULT_NOTICE_FRACTIONS]),
   /** Replies in a row without a tool call after which the agent stops (the run is then scored as submitted). */
   maxRepliesWithoutTools: z.number().int().positive().default(5),
-}).strict();
+  ...ModelSettings.shape,
+}).strict().superRefine(checkThinkingBudget);
 export type ModularSettings = z.infer<typeof ModularSettings>;
 
 const DEFAULT_CONTEXT_WINDOW = 32_768;
@@ -57,6 +62,7 @@ export class ModularAgent implements Agent {
       { role: "user", content: taskMessage(session.spec, session.instructions) },
       ...rebuildConversation(await session.history(), direction, settings.outputLimitChars),
     ];
+    const modelOptions = modelRequestOptions(settings, session.runId);
     let charsPerToken = 3.5;
     let announced = new Set<string>();
     let withoutTools = 0;
@@ -71,7 +77,9 @@ export class ModularAgent implements Agent {
       let reply;
       try {
         reply = await generateInRun(session, client, {
-          messages: fitted.messages,
+          ...modelOptions,
+          // Cached prefixes: the tools and the system prompt (by the client), the task, and the conversation so far.
+          messages: markBreakpoints(fitted.messages, [1, -1]),
           tools,
           maxTokens: settings.maxTokens,
           ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
@@ -80,7 +88,7 @@ export class ModularAgent implements Agent {
         if (session.signal.aborted || error instanceof RunEndedError) return;
         throw error;
       }
-      charsPerToken = calibrate(charsPerToken, fitted.messages, toolsChars, reply.usage.inputTokens);
+      charsPerToken = calibrate(charsPerToken, fitted.messages, toolsChars, promptTokens(reply.usage));
       const message = reply.choices[0]!.message;
       messages.push(message);
       const calls = message.toolCalls ?? [];

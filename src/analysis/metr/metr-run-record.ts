@@ -2,8 +2,8 @@
  * @module
  * One line of METR's published run records (JSON Lines), as the importer reads it and the exporter
  * writes it. `score` is already normalized; `time_limit` is in seconds (`0` for humans, whose attempts
- * were 8 hours); times are epoch milliseconds. Four optional `rebench_*` fields carry what rebench
- * records and METR's format has no column for, so an export reads back without loss.
+ * were 8 hours); times are epoch milliseconds. Optional `rebench_*` fields carry what rebench records and
+ * METR's format has no column for, so an export reads back without loss.
  */
 import { z } from "zod";
 import { Provenance } from "../../core/index.js";
@@ -38,5 +38,16 @@ export const MetrRunRecord = z.object({
   rebench_score_calls: num,
   /** rebench: the run's provenance (RunSpec.provenance: version, commit, environment digest, event schema). */
   rebench_provenance: Provenance.nullish(),
+  /** rebench: tokens by kind (reasoning is part of output) and dollars by kind, where the run recorded them. */
+  rebench_usage_by_kind: z
+    .object({
+      input: z.number(),
+      cacheRead: z.number(),
+      cacheWrite: z.number(),
+      output: z.number(),
+      reasoning: z.number(),
+      dollars: z.object({ input: z.number(), cacheRead: z.number(), cacheWrite: z.number(), output: z.number() }).nullable(),
+    })
+    .nullish(),
 });
 export type MetrRunRecord = z.infer<typeof MetrRunRecord>;

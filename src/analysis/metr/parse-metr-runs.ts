@@ -93,6 +93,7 @@ export function parseMetrRuns(text: string, options: ParseMetrRunsOptions = {}):
         dollars: row.dollar_equivalent ?? null,
         workingSeconds: row.rebench_working_seconds ?? timeLimitSeconds,
         scoreCalls: row.rebench_score_calls ?? null,
+        ...(row.rebench_usage_by_kind ? { byKind: row.rebench_usage_by_kind } : {}),
       },
     });
   });

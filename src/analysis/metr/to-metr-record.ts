@@ -40,5 +40,6 @@ export function toMetrRecord(run: AnalysisRun, summary: RunSummary): MetrRunReco
     rebench_working_seconds: run.usage.workingSeconds,
     rebench_score_calls: run.usage.scoreCalls,
     rebench_provenance: summary.spec.provenance ?? null,
+    rebench_usage_by_kind: run.usage.byKind ?? null,
   };
 }

@@ -1,8 +1,8 @@
 /**
  * @module
  * The report's tables as text cells, drawn the same way in the terminal, in report.md and in report.html:
- * scores by budget (allocation, interval, coverage, human percentile), cost and speed, and the
- * per-environment breakdown.
+ * scores by budget (allocation, interval, coverage, human percentile), cost and speed, tokens and
+ * dollars by kind, and the per-environment breakdown.
  */
 import type { Report } from "../build-report.js";
 
@@ -56,7 +56,24 @@ export function reportTables(report: Report): ReportTable[] {
       }),
       note:
         "Per environment for the chosen allocation: k times the mean use of one run, averaged over the covered environments. " +
+        "Tokens: every token the model read or wrote (input of every kind, output with reasoning). " +
         "Score calls per hour: protected scoring calls per working hour (unknown for METR's records, and under a minute of working time).",
+    },
+    {
+      title: "Tokens and dollars by kind",
+      headers: ["participant", "budget", "input", "cache read", "cache write", "output", "of it reasoning", "$ input", "$ cache read", "$ cache write", "$ output"],
+      numeric: [false, false, true, true, true, true, true, true, true, true, true],
+      rows: report.rows
+        .filter((row) => usage.get(key(row.participant, row.budget))!.byKind !== null)
+        .map((row) => {
+          const k = usage.get(key(row.participant, row.budget))!.byKind!;
+          const usd = (x: number | undefined) => (x === undefined ? DASH : `$${fixed(x, 2)}`);
+          return [row.participant, row.budget, compact(k.input), compact(k.cacheRead), compact(k.cacheWrite), compact(k.output), compact(k.reasoning), usd(k.dollars?.input), usd(k.dollars?.cacheRead), usd(k.dollars?.cacheWrite), usd(k.dollars?.output)];
+        }),
+      note:
+        "Per environment for the chosen allocation, as in Cost and speed, for the runs that record kinds (rebench's agent runs, not METR's records). " +
+        "Input is charged at the full price; cache reads and writes at the model's cache prices (src/agents/models/prices.ts, REBENCH_PRICES); " +
+        "reasoning is part of the output and priced as output. '-' dollars: some generation did not price its kinds.",
     },
     {
       title: "Score by environment (best allocation)",

@@ -7,7 +7,7 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
-import { InvalidInputError, parseWith, RebenchError, type RunSummary, TaskId, Variant } from "../../core/index.js";
+import { budgetTokens, InvalidInputError, parseWith, RebenchError, type RunSummary, TaskId, Variant } from "../../core/index.js";
 import { scaffolds } from "../../runs/scaffolds.js";
 import { registerBuiltins, SCAFFOLD_NAMES } from "../builtins.js";
 import { readActionsFile, type ReplayStep } from "../../core/index.js";
@@ -57,8 +57,17 @@ export function runResult(run: RunSummary) {
     error: run.error,
     participant: run.spec.participant.alias,
     workingSeconds: run.usage.workingSeconds,
-    tokens: run.usage.inputTokens + run.usage.outputTokens,
+    tokens: budgetTokens(run.usage),
+    tokensByKind: {
+      input: run.usage.inputTokens,
+      cacheRead: run.usage.cacheReadTokens,
+      cacheWrite: run.usage.cacheWriteTokens,
+      cacheWrite1h: run.usage.cacheWrite1hTokens,
+      output: run.usage.outputTokens,
+      reasoning: run.usage.reasoningTokens,
+    },
     costUsd: run.usage.costUsd,
+    costByKind: run.usage.costByKind,
     scoreCalls: run.scoreCalls,
     /** Score entries taken while other work shared the machine (timing-sensitive variants): not comparable. */
     contendedScores: run.contendedScores,
@@ -73,7 +82,7 @@ export function runsTable(runs: readonly RunSummary[]): string {
     { header: "RAW", value: (r) => formatNumber(r.finalRaw), align: "right" },
     { header: "NORMALIZED", value: (r) => formatNumber(r.normalized, 3), align: "right" },
     { header: "WORKING", value: (r) => formatDuration(r.usage.workingSeconds), align: "right" },
-    { header: "TOKENS", value: (r) => r.usage.inputTokens + r.usage.outputTokens, align: "right" },
+    { header: "TOKENS", value: (r) => budgetTokens(r.usage), align: "right" },
     { header: "COST", value: (r) => `$${r.usage.costUsd.toFixed(4)}`, align: "right" },
   ]);
 }
@@ -109,7 +118,7 @@ export function registerRun(program: Command, io: Io): void {
       .option("--model <provider:model>", "the model of modular and aide: openai:MODEL, anthropic:MODEL or compat:URL#MODEL")
       .option("--task <task>", "main or hidden_score", "main")
       .option("--time-limit <duration>", "working-time limit per run (30m, 2h, 8h or seconds)", "30m")
-      .option("--tokens <n>", "token budget per run (input + output)", positiveInteger("--tokens"))
+      .option("--tokens <n>", "token budget per run: input of every kind (cache reads and writes too) plus output (reasoning included)", positiveInteger("--tokens"))
       .option("--cost <usd>", "dollar budget per run for model calls", positiveNumber("--cost"))
       .option("--runs <k>", "how many runs", positiveInteger("--runs"), 1)
       .option("--concurrency <c>", "runs at a time", positiveInteger("--concurrency"), 1)

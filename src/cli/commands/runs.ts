@@ -6,6 +6,7 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import {
+  budgetTokens,
   contentionOf,
   EnvironmentId,
   InvalidInputError,
@@ -19,7 +20,7 @@ import {
 import { toMetrRecord } from "../../analysis/metr/to-metr-record.js";
 import { openStore, type RunStore } from "../../store/index.js";
 import { storedAnalysisRuns } from "../analysis-input.js";
-import { formatDuration, formatNumber } from "../format.js";
+import { formatCost, formatDuration, formatNumber, formatTokenKinds } from "../format.js";
 import { type Io, printJson } from "../io.js";
 import { formatTable } from "../table.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
@@ -117,7 +118,9 @@ export function registerRuns(program: Command, io: Io): void {
           `state:       ${run.state}${run.stopReason ? ` (${run.stopReason})` : ""}${run.error ? `: ${run.error}` : ""}`,
           `created:     ${run.createdAt}; started ${run.startedAt ?? "-"}; finished ${run.finishedAt ?? "-"}`,
           `time:        working ${formatDuration(usage.workingSeconds)}, paused ${formatDuration(usage.pausedSeconds)}, wall ${formatDuration(usage.wallSeconds)}`,
-          `usage:       ${usage.inputTokens} input + ${usage.outputTokens} output tokens, $${usage.costUsd.toFixed(2)}, ${usage.actions} actions`,
+          `tokens:      ${formatTokenKinds(usage)}; --tokens counts ${budgetTokens(usage).toLocaleString("en-US")} (every input kind + output)`,
+          `cost:        ${formatCost(usage.costUsd, usage.costByKind)}`,
+          `actions:     ${usage.actions}`,
           `score:       raw ${formatNumber(rawOf(run))}${run.finalRaw === null ? " (so far)" : ""}, normalized ${formatNumber(run.normalized)}`,
           provenance
             ? `provenance:  rebench ${provenance.rebenchVersion} (${provenance.rebenchCommit ?? "no commit"}), environment ${provenance.environmentDigest.slice(0, 19)}, events v${provenance.eventSchemaVersion}`

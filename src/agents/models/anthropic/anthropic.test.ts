@@ -1,12 +1,17 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { modelClientContract } from "../client.contract.js";
 import { createModelClient } from "../create-model-client.js";
+import type { ModelPause } from "../model-client.js";
 import { type ScriptedServer, startScriptedServer } from "../testing/scripted-server.js";
 
 modelClientContract("anthropic", {
   provider: "anthropic",
   protocol: "anthropic",
   nativeN: false,
+  sends: { temperature: false, stop: true },
+  reasoning: { request: { thinking: { budgetTokens: 2048 } }, sentBack: true },
+  caches: true,
+  streams: true,
   client: (baseUrl, options) => createModelClient("anthropic:test-model", { env: {}, baseUrl, ...options }),
   withoutKey: {
     make: () => createModelClient("anthropic:claude-sonnet-4-20250514", { env: { OPENAI_API_KEY: "not this one" } }),
@@ -43,9 +48,9 @@ describe("Anthropic messages specifics", () => {
         { role: "user", content: "Budget: 10 minutes left." },
       ],
     });
-    const body = server.requests[0]?.body as { system: string; messages: { role: string; content: unknown[] }[]; max_tokens: number };
+    const body = server.requests[0]?.body as { system: unknown; messages: { role: string; content: unknown[] }[]; max_tokens: number };
     expect(server.requests[0]?.status).toBe(200);
-    expect(body.system).toBe("Be brief.\n\nUse tools.");
+    expect(body.system).toEqual([{ type: "text", text: "Be brief.\n\nUse tools." }]);
     expect(body.max_tokens).toBe(4096);
     expect(body.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
     expect(body.messages[1]?.content).toEqual([
@@ -71,7 +76,7 @@ describe("Anthropic messages specifics", () => {
     await expect(failure).rejects.toThrow(/HTTP 400[\s\S]*t1 not answered/);
   });
 
-  test("cache tokens count as input; thinking blocks are passed over; temperature above 1 is clamped with a warning", async () => {
+  test("usage splits cache reads, writes by TTL and thinking; thinking blocks are kept with their signatures; a temperature is not sent", async () => {
     server = await startScriptedServer("anthropic", [
       {
         raw: {
@@ -82,20 +87,76 @@ describe("Anthropic messages specifics", () => {
             model: "claude-sonnet-4-20250514",
             content: [
               { type: "thinking", thinking: "hmm", signature: "x" },
-              { type: "text", text: "Answer." },
+              { type: "redacted_thinking", data: "opaque" },
+              { type: "text", text: "Answer.", citations: null },
             ],
             stop_reason: "max_tokens",
-            usage: { input_tokens: 10, output_tokens: 7, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000 },
+            usage: {
+              input_tokens: 10,
+              output_tokens: 7,
+              cache_creation_input_tokens: 100,
+              cache_read_input_tokens: 1000,
+              cache_creation: { ephemeral_5m_input_tokens: 40, ephemeral_1h_input_tokens: 60 },
+              output_tokens_details: { thinking_tokens: 5 },
+            },
           },
         },
       },
     ]);
-    const result = await clientAt(server).generate({ messages: [{ role: "user", content: "x" }], temperature: 1.5 });
-    expect(result.usage).toEqual({ inputTokens: 1110, outputTokens: 7 });
-    expect(result.costUsd).toBeCloseTo((1110 * 3 + 7 * 15) / 1e6, 12);
-    expect(result.choices[0]).toMatchObject({ message: { content: "Answer." }, finishReason: "length", rawFinishReason: "max_tokens" });
-    expect(result.warnings).toEqual([expect.stringMatching(/temperature 0..1/)]);
-    expect((server.requests[0]?.body as { temperature: number }).temperature).toBe(1);
+    const result = await clientAt(server).generate({ messages: [{ role: "user", content: "x" }], temperature: 0.5 });
+    expect(result.usage).toEqual({ inputTokens: 10, cacheReadTokens: 1000, cacheWriteTokens: 100, cacheWrite1hTokens: 60, outputTokens: 7, reasoningTokens: 5 });
+    // claude-sonnet-4: $3 input, $0.30 cache reads, $3.75 5-minute writes, $6 1-hour writes, $15 output per million.
+    expect(result.costUsd).toBeCloseTo((10 * 3 + 1000 * 0.3 + 40 * 3.75 + 60 * 6 + 7 * 15) / 1e6, 12);
+    const message = result.choices[0]!.message;
+    expect(message.content).toBe("Answer.");
+    expect(message.reasoning).toEqual([
+      { provider: "anthropic", text: "hmm", raw: { type: "thinking", thinking: "hmm", signature: "x" } },
+      { provider: "anthropic", text: "", raw: { type: "redacted_thinking", data: "opaque" } },
+    ]);
+    expect(result.choices[0]).toMatchObject({ finishReason: "length", rawFinishReason: "max_tokens" });
+    expect(result.warnings).toEqual([expect.stringMatching(/takes no temperature/)]);
+    expect((server.requests[0]?.body as { temperature?: number }).temperature).toBeUndefined();
+  });
+
+  test("with thinking on, a forced tool choice becomes auto with a warning, and a budget at or above maxTokens is refused before sending", async () => {
+    server = await startScriptedServer("anthropic", [{ reply: { reasoning: "I will submit.", toolCalls: [{ name: "submit", arguments: {} }] } }]);
+    const tools = [{ name: "submit", description: "Submit.", parameters: { type: "object" } }];
+    const messages = [{ role: "user" as const, content: "x" }];
+    const result = await clientAt(server).generate({ messages, tools, toolChoice: { name: "submit" }, thinking: { budgetTokens: 1024 }, maxTokens: 4096 });
+    expect(result.warnings.join("\n")).toMatch(/no forced tool choice/);
+    expect(server.requests[0]?.body).toMatchObject({ tool_choice: { type: "auto" }, thinking: { type: "enabled", budget_tokens: 1024 } });
+    await expect(clientAt(server).generate({ messages, thinking: { budgetTokens: 4096 }, maxTokens: 4096 })).rejects.toThrow(/thinking budget \(4096 tokens\) must be below maxTokens/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test("the scripted server refuses what API version 2026-10-21 refuses: a temperature, and a tool loop without its thinking", async () => {
+    server = await startScriptedServer("anthropic", [{ reply: { text: "never" } }]);
+    const post = (body: unknown) =>
+      fetch(`${server!.baseUrl}/messages`, { method: "POST", headers: { "content-type": "application/json", "anthropic-version": "2026-10-21", "x-api-key": "k" }, body: JSON.stringify(body) });
+    const base = { model: "m", max_tokens: 4096, messages: [{ role: "user", content: "hi" }] };
+    expect(await (await post({ ...base, temperature: 1 })).text()).toMatch(/temperature: Extra inputs are not permitted/);
+    const loop = {
+      ...base,
+      thinking: { type: "enabled", budget_tokens: 1024 },
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "bash", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "ok" }] },
+      ],
+    };
+    expect(await (await post(loop)).text()).toMatch(/must start with a thinking block/);
+    expect(server.remaining()).toBe(1);
+  });
+
+  test("replies are streamed, and a stream that goes quiet is cut and retried as a pause", async () => {
+    server = await startScriptedServer("anthropic", [{ stall: true }, { reply: { text: "after the stall" } }]);
+    const pauses: ModelPause[] = [];
+    const client = createModelClient("anthropic:claude-sonnet-4-20250514", { env: {}, apiKey: "k", baseUrl: server.baseUrl, timeoutMs: 300, retry: { baseDelayMs: 1 } });
+    const result = await client.generate({ messages: [{ role: "user", content: "x" }] }, { onPause: (p) => pauses.push(p) });
+    expect(result.choices[0]?.message.content).toBe("after the stall");
+    expect(server.requests.map((r) => (r.body as { stream?: boolean }).stream)).toEqual([true, true]);
+    expect(pauses.map((p) => p.error)).toEqual([expect.stringMatching(/anthropic sent nothing for 0.3 s in the middle of a reply/)]);
+    expect(server.requests[0]?.closedEarly).toBe(true);
   });
 
   test("toolChoice required becomes `any` and a named tool becomes `tool`", async () => {

@@ -1,8 +1,9 @@
 /**
  * @module
- * The OpenAI chat-completions wire format (also spoken by vLLM, llama.cpp server and other compatible
- * endpoints): the request we send, checked by the scripted test server the way the real API checks it,
- * and the response we accept, lenient where compatible servers differ (missing ids, usage or model).
+ * What the scripted server refuses on chat completions (the protocol of vLLM, llama.cpp server and other
+ * OpenAI-compatible servers), as OpenAI's API does: the request's shape, a tool message that answers no
+ * pending call, a call left unanswered, a tool choice without tools. It checks what rebench sends through
+ * the SDK; it is not a client.
  */
 import { z } from "zod";
 
@@ -49,6 +50,7 @@ export const OpenAIChatRequest = z
     temperature: z.number().min(0).max(2).optional(),
     max_tokens: z.number().int().positive().optional(),
     max_completion_tokens: z.number().int().positive().optional(),
+    reasoning_effort: z.string().optional(),
     stop: z.array(z.string()).max(4).optional(),
   })
   .superRefine((request, ctx) => {
@@ -79,35 +81,3 @@ export const OpenAIChatRequest = z
     }
   });
 export type OpenAIChatRequest = z.infer<typeof OpenAIChatRequest>;
-
-/** Compatible servers leave out ids, `type` and usage now and then; we accept that and fill in. */
-export const OpenAIChatResponse = z.object({
-  id: z.string().optional(),
-  model: z.string().optional(),
-  choices: z.array(
-    z.object({
-      index: z.number().int().nonnegative().optional(),
-      message: z.object({
-        role: z.string().optional(),
-        content: z.string().nullable().optional(),
-        refusal: z.string().nullable().optional(),
-        tool_calls: z
-          .array(
-            z.object({
-              id: z.string().optional(),
-              type: z.string().optional(),
-              function: z.object({ name: z.string(), arguments: z.string().nullable().optional() }),
-            }),
-          )
-          .nullable()
-          .optional(),
-      }),
-      finish_reason: z.string().nullable().optional(),
-    }),
-  ),
-  usage: z
-    .object({ prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative() })
-    .nullable()
-    .optional(),
-});
-export type OpenAIChatResponse = z.infer<typeof OpenAIChatResponse>;
