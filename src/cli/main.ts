@@ -34,6 +34,7 @@ const LOADERS: Record<CommandName, () => Promise<Register[]>> = {
   calibrate: async () => [(await import("./commands/calibrate.js")).registerCalibrate],
   exploits: async () => [(await import("./commands/exploits.js")).registerExploits],
   assets: async () => [(await import("./commands/assets.js")).registerAssets],
+  store: async () => [(await import("./commands/store.js")).registerStore],
 };
 
 /**

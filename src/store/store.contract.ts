@@ -85,6 +85,42 @@ export function runStoreContract(name: string, open: () => Promise<RunStore>): v
       await store.close();
     });
 
+    test("appends of one run issued at once commit in the order they were called", async () => {
+      const store = await open();
+      const run = await store.createRun(sampleSpec);
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(run.id, { type: "note", message: `n${i}` })));
+      expect(results.map((r) => r.stored.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+      const notes = (await store.events(run.id, { types: ["note"] })).map(({ event }) => (event.type === "note" ? event.message : ""));
+      expect(notes).toEqual(Array.from({ length: 20 }, (_, i) => `n${i}`));
+      expect((await store.getRun(run.id)).lastSeq).toBe(21);
+      await store.close();
+    });
+
+    test("importEvents() copies a run's log with its own numbers and times, and only where it continues the log", async () => {
+      const source = await open();
+      const target = await open();
+      const run = await source.createRun(sampleSpec, { ts: "2026-11-29T12:00:00.000Z" });
+      await source.append(run.id, { type: "state_changed", to: "running", ts: "2026-11-29T12:00:01.000Z" });
+      await source.append(run.id, { type: "score_logged", trigger: "action", entry: entry(1.5, 10) });
+      const first = await source.events(run.id);
+      const copied = await target.importEvents(run.id, first.slice(0, 2));
+      expect(copied).toMatchObject({ id: run.id, state: "running", lastSeq: 2, createdAt: "2026-11-29T12:00:00.000Z" });
+      // A gap, or events the target already holds, are refused and change nothing.
+      await expect(target.importEvents(run.id, first.slice(2).map((e) => ({ ...e, seq: 4 })))).rejects.toThrow(/ends at event 2/);
+      await expect(target.importEvents(run.id, first)).rejects.toThrow(/start at 1, not 3/);
+      expect((await target.getRun(run.id)).lastSeq).toBe(2);
+      await target.importEvents(run.id, first.slice(2));
+      expect(await target.events(run.id)).toEqual(first);
+      expect(await target.getRun(run.id)).toEqual(await source.getRun(run.id));
+      expect(await target.listRuns()).toEqual([await source.getRun(run.id)]);
+      // Appends continue the imported log.
+      const next = await target.append(run.id, { type: "note", message: "after the copy" });
+      expect(next.stored.seq).toBe(4);
+      await expect(target.importEvents("r00000000nope", first)).rejects.toThrow(/imported as run r00000000nope/);
+      await source.close();
+      await target.close();
+    });
+
     test("getRun() of an unknown id says so and how to list runs", async () => {
       const store = await open();
       await expect(store.getRun("r0000000000000")).rejects.toThrow(/no run r0000000000000/);

@@ -29,7 +29,7 @@ import {
 } from "../../core/index.js";
 import { calibrationPath, checkTask, getEnvironment, requireImplementation, writeVariantCalibration } from "../../environments/index.js";
 import { probeMachine } from "../../core/index.js";
-import { resolveDbPath } from "../../store/index.js";
+import { resolveDbPath, storeDisplay } from "../../store/index.js";
 import { runAgentBatch } from "../agent-batch.js";
 import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
 import { formatNumber } from "../format.js";
@@ -93,6 +93,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
   const warning = await warnIfCalibratedElsewhere(io, family.name, variant);
   const machine = await probeMachine();
   const db = resolveDbPath(options.db);
+  const shown = storeDisplay(db);
   const progressIo: Io = options.json ? { ...io, out: io.err, interactive: false } : io;
   const common = {
     environment: family.name,
@@ -113,7 +114,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
   if (unscored.length > 0) {
     io.err(`\n${runsTable([...startRuns, ...referenceRuns])}`);
     throw new ReportedFailureError(`${unscored.length} calibration run(s) have no final score, so ${family.name}/${variant} cannot be calibrated`, {
-      hint: `\`rebench runs show ${unscored[0]!.id} --events --db ${db}\` shows what happened`,
+      hint: `\`rebench runs show ${unscored[0]!.id} --events --db ${shown}\` shows what happened`,
     });
   }
   const start = scoreStats(startRuns.map((r) => r.finalRaw!));
@@ -146,7 +147,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
       written,
       batches,
       runIds: { start: startRuns.map((r) => r.id), reference: referenceRuns.map((r) => r.id) },
-      db,
+      db: shown,
       warning: warning ?? null,
     });
   } else {
@@ -154,7 +155,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     if (written) io.out(`${constantsLine(variant, start, reference)} written to ${written} under "${variant}"\n`);
     else if (options.write) io.out(`nothing written to ${file}: the rule failed\n`);
     else io.out(`${constantsLine(variant, start, reference)}; not written (add --write to record them in ${file})\n`);
-    io.out(`runs: batch ${batches.start} (start), ${batches.reference} (reference); store ${db}\n`);
+    io.out(`runs: batch ${batches.start} (start), ${batches.reference} (reference); store ${shown}\n`);
   }
   if (!verdict.pass) {
     throw new ReportedFailureError(`${family.name}/${variant} fails the calibration rule: ${ruleText(verdict, direction)}`, {

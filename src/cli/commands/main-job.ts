@@ -2,7 +2,7 @@
  * @module
  * `rebench main`: the offline main job. Every available `mini` environment is started in the sandbox
  * (default `local`), its starting solution and its reference solution are run as `replay` agents, scored
- * and stored in SQLite; with `--agent` and `--model` (and the provider's API key) an agent runs on each as
+ * and stored in the run store (SQLite by default); with `--agent` and `--model` (and the provider's API key) an agent runs on each as
  * well. Then the report of the store is printed and written as HTML. No network, no API key needed.
  */
 import path from "node:path";
@@ -13,7 +13,7 @@ import { getEnvironment, listEnvironments } from "../../environments/index.js";
 import { requireImplementation } from "../../environments/registry.js";
 import { buildAssets } from "../../assets/index.js";
 import { MODEL_SCAFFOLD_NAMES } from "../builtins.js";
-import { defaultDbPath, resolveDbPath } from "../../store/index.js";
+import { resolveDbPath, storeDisplay, storeSideDir } from "../../store/index.js";
 import { runAgentBatch } from "../agent-batch.js";
 import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
 import { parseDuration } from "../duration.js";
@@ -26,7 +26,7 @@ import { withStore } from "./runs.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 interface MainOptions {
-  db: string;
+  db?: string;
   environments?: string;
   backend: string;
   timeLimit: string;
@@ -45,7 +45,7 @@ export function registerMainJob(program: Command, io: Io): void {
   program
     .command("main")
     .description(COMMAND_SUMMARIES.main)
-    .option("--db <path>", "run store (SQLite file)", defaultDbPath())
+    .option("--db <path>", "run store: a SQLite file or postgres://USER@HOST/DB; default $REBENCH_DB, else $REBENCH_HOME/rebench.db")
     .option("--environments <names>", "only these environments, comma-separated (default: every available mini variant)")
     .option("--backend <name>", "sandbox backend", "local")
     .option("--time-limit <duration>", "working-time limit per run", "30m")
@@ -70,7 +70,8 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
     ? options.environments.split(",").map((name) => getEnvironment(name.trim()))
     : families.filter(isMiniAvailable);
   const db = resolveDbPath(options.db);
-  io.out(`rebench main job: ${families.filter(isMiniAvailable).length} of ${families.length} mini environments available (store: ${db})\n\n`);
+  const shown = storeDisplay(db);
+  io.out(`rebench main job: ${families.filter(isMiniAvailable).length} of ${families.length} mini environments available (store: ${shown})\n\n`);
   io.out(
     formatTable(families, [
       { header: "ENVIRONMENT", value: (f) => f.name },
@@ -83,9 +84,10 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
     return;
   }
   const timeLimitSeconds = parseDuration(options.timeLimit, "--time-limit");
-  await buildNeededAssets(chosen, io);
   const runs: RunSummary[] = [];
+  // The store first: one that cannot be opened stops the job before minutes of asset building.
   await withStore(db, async (store) => {
+    await buildNeededAssets(chosen, io);
     for (const [i, family] of chosen.entries()) {
       io.out(`\n[${i + 1}/${chosen.length}] ${family.name}/mini: ${family.title}\n`);
       await warnIfCalibratedElsewhere(io, family.name, "mini");
@@ -98,15 +100,15 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
     }
   });
   io.out(`\nRuns of this job\n${runsTable(runs)}`);
-  const out = path.resolve(options.reportDir ?? path.join(path.dirname(db), "report"));
-  io.out(`\nReport of the store ${db} (\`rebench report --db ${db}\`)\n`);
+  const out = path.resolve(options.reportDir ?? path.join(storeSideDir(db), "report"));
+  io.out(`\nReport of the store ${shown} (\`rebench report --db ${shown}\`)\n`);
   const budget = options.timeLimit.match(/^\d+(\.\d+)?$/) ? `${timeLimitSeconds}s` : options.timeLimit;
   await runReport({ db, format: "metr", budgets: budget, bootstrap: "1000", seed: "0", out }, io);
   io.out(`\nHTML report: ${path.join(out, "report.html")}\n`);
   const failed = runs.filter((r) => r.state === "failed");
   if (failed.length > 0) {
     throw new RunsFailedError(`${failed.length} of ${runs.length} run(s) of the main job failed: ${failed[0]!.error ?? "unknown error"}`, {
-      hint: `\`rebench runs show ${failed[0]!.id} --events --db ${db}\` shows what happened`,
+      hint: `\`rebench runs show ${failed[0]!.id} --events --db ${shown}\` shows what happened`,
     });
   }
 }

@@ -11,7 +11,7 @@ import { InvalidInputError, parseWith, RebenchError, type RunSummary, TaskId, Va
 import { scaffolds } from "../../runs/scaffolds.js";
 import { registerBuiltins, SCAFFOLD_NAMES } from "../builtins.js";
 import { readActionsFile, type ReplayStep } from "../../core/index.js";
-import { resolveDbPath } from "../../store/index.js";
+import { resolveDbPath, storeDisplay } from "../../store/index.js";
 import { type AgentBatchRequest, runAgentBatch } from "../agent-batch.js";
 import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
 import { parseDuration } from "../duration.js";
@@ -152,9 +152,10 @@ export function registerRun(program: Command, io: Io): void {
     };
     await warnIfCalibratedElsewhere(io, name, request.variant);
     const db = resolveDbPath(options.db);
+    const shown = storeDisplay(db);
     const runs = await withStore(db, (store) => runAgentBatch(store, request, options.json ? { ...io, out: io.err, interactive: false } : io));
-    if (options.json) printJson(io, { batchId: runs[0]?.spec.batchId ?? null, db, runs: runs.map(runResult) });
-    else io.out(`\n${runsTable(runs)}store: ${db} (\`rebench runs show ID\`, \`rebench report --db ${db}\`)\n`);
+    if (options.json) printJson(io, { batchId: runs[0]?.spec.batchId ?? null, db: shown, runs: runs.map(runResult) });
+    else io.out(`\n${runsTable(runs)}store: ${shown} (\`rebench runs show ID\`, \`rebench report --db ${shown}\`)\n`);
     const failed = runs.filter((r) => r.state === "failed");
     if (failed.length > 0) {
       throw new RunsFailedError(`${failed.length} of ${runs.length} run(s) failed: ${failed[0]!.error ?? "unknown error"}`, {

@@ -25,12 +25,12 @@ import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 /** Add `--db PATH` to a command. */
 export function dbOption(command: Command): Command {
-  return command.option("--db <path>", "run store (SQLite file); default $REBENCH_HOME/rebench.db or ~/.rebench/rebench.db");
+  return command.option("--db <path>", "run store: a SQLite file or postgres://USER@HOST/DB; default $REBENCH_DB, else $REBENCH_HOME/rebench.db (~/.rebench/rebench.db)");
 }
 
 /** Open the store, run `fn`, close the store. */
 export async function withStore<T>(db: string | undefined, fn: (store: RunStore) => Promise<T>): Promise<T> {
-  const store = openStore(db);
+  const store = await openStore(db);
   try {
     return await fn(store);
   } finally {

@@ -23,6 +23,7 @@ import {
   type StoredEvent,
   summarize,
 } from "../../core/index.js";
+import { checkImport, runColumns } from "../import-events.js";
 import type { AppendResult, EventQuery, RunFilter, RunStore } from "../store.js";
 import { MIGRATIONS } from "./migrations.js";
 
@@ -119,6 +120,27 @@ export class SqliteRunStore implements RunStore {
         .prepare("UPDATE runs SET state = ?, updated_at = ?, last_seq = ?, summary = ? WHERE id = ?")
         .run(summary.state, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), runId);
       return { stored, summary };
+    }).immediate();
+  }
+
+  async importEvents(runId: RunId, events: readonly StoredEvent[]): Promise<RunSummary> {
+    return this.#db.transaction((): RunSummary => {
+      const current = this.#readSummary(runId);
+      const { summary, parsed } = checkImport(runId, current, events, this.location);
+      if (current === undefined) {
+        this.#db
+          .prepare(
+            `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
+                               state, created_at, updated_at, last_seq, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(...runColumns(runId, summary.spec, summary.state), summary.createdAt, summary.updatedAt, summary.lastSeq, JSON.stringify(summary));
+      } else {
+        this.#db
+          .prepare("UPDATE runs SET state = ?, updated_at = ?, last_seq = ?, summary = ? WHERE id = ?")
+          .run(summary.state, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), runId);
+      }
+      for (const { seq, event } of parsed) this.#insertEvent(runId, seq, event);
+      return summary;
     }).immediate();
   }
 

@@ -1,0 +1,90 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, test } from "vitest";
+import { REPO_ROOT } from "../../../test/helpers/cli.js";
+import { freshDatabase, postgresSkip, sql } from "../../../test/helpers/postgres.js";
+import { ConflictError, InfrastructureError } from "../../core/index.js";
+import { runStoreContract, sampleSpec } from "../store.contract.js";
+import { redactUrl } from "../redact-url.js";
+import { PostgresRunStore } from "./postgres-store.js";
+
+const run = promisify(execFile);
+
+describe.skipIf(postgresSkip !== undefined)("PostgresRunStore", () => {
+  runStoreContract("postgres", async () => PostgresRunStore.open(await freshDatabase()));
+
+  test("keeps runs across reconnecting, and names the store without its password", async () => {
+    const url = await freshDatabase();
+    const store = await PostgresRunStore.open(url);
+    const run = await store.createRun(sampleSpec);
+    await store.append(run.id, { type: "note", message: "hello" });
+    await store.close();
+    const again = await PostgresRunStore.open(url);
+    expect((await again.getRun(run.id)).lastSeq).toBe(2);
+    await again.close();
+    expect(redactUrl("postgres://rebench:s3cret@db.example:5432/runs")).toBe("postgres://rebench@db.example:5432/runs");
+  });
+
+  test("the event table is append-only, even to direct SQL (UPDATE, DELETE, TRUNCATE)", async () => {
+    const url = await freshDatabase();
+    const store = await PostgresRunStore.open(url);
+    const run = await store.createRun(sampleSpec);
+    await store.close();
+    await expect(sql(url, "DELETE FROM run_events")).rejects.toThrow(/append-only/);
+    await expect(sql(url, "UPDATE run_events SET type = 'x'")).rejects.toThrow(/append-only/);
+    await expect(sql(url, "TRUNCATE run_events CASCADE")).rejects.toThrow(/append-only/);
+    // A run's events keep its summary row alive.
+    await expect(sql(url, "DELETE FROM runs")).rejects.toThrow(/foreign key/);
+    const again = await PostgresRunStore.open(url);
+    expect((await again.events(run.id)).length).toBe(1);
+    await again.close();
+  });
+
+  test("refuses a store written by a newer schema", async () => {
+    const url = await freshDatabase();
+    await (await PostgresRunStore.open(url)).close();
+    await sql(url, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 'now')");
+    const opened = PostgresRunStore.open(url);
+    await expect(opened).rejects.toThrow(/schema version 999, newer than this rebench knows/);
+    await expect(opened).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  test("orchestrators that open a new store at once migrate it once", async () => {
+    const url = await freshDatabase();
+    const stores = await Promise.all(Array.from({ length: 6 }, () => PostgresRunStore.open(url)));
+    expect(await sql(url, "SELECT version FROM schema_migrations")).toEqual([{ version: 1 }]);
+    await Promise.all(stores.map((s) => s.close()));
+  });
+
+  test("writer processes appending to the same runs lose and reorder nothing", { timeout: 120_000 }, async () => {
+    const url = await freshDatabase();
+    const store = await PostgresRunStore.open(url);
+    const shared = await store.createRun(sampleSpec);
+    const other = await store.createRun(sampleSpec);
+    const writers = 4;
+    const perWriter = 40;
+    const tsx = path.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs");
+    await Promise.all(
+      Array.from({ length: writers }, (_, w) =>
+        run(process.execPath, ["--import", tsx, path.join(REPO_ROOT, "test/fixtures/store-writer.ts"), url, `w${w}`, String(perWriter), shared.id, other.id]),
+      ),
+    );
+    for (const id of [shared.id, other.id]) {
+      const events = await store.events(id);
+      expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 1 + writers * perWriter }, (_, i) => i + 1));
+      const notes = events.flatMap(({ event }) => (event.type === "note" ? [event.message] : []));
+      for (let w = 0; w < writers; w++) {
+        expect(notes.filter((m) => m.startsWith(`w${w}-`))).toEqual(Array.from({ length: perWriter }, (_, i) => `w${w}-${i}`));
+      }
+      expect((await store.getRun(id)).lastSeq).toBe(1 + writers * perWriter);
+    }
+    await store.close();
+  });
+
+  test("a server that is not there is broken infrastructure, with what to check", async () => {
+    const opened = PostgresRunStore.open("postgres://rebench:pw@127.0.0.1:1/none");
+    await expect(opened).rejects.toBeInstanceOf(InfrastructureError);
+    await expect(opened).rejects.toThrow(/cannot open the run store at postgres:\/\/rebench@127\.0\.0\.1:1\/none: .*ECONNREFUSED/);
+  });
+});
