@@ -46,7 +46,7 @@ describe("rebench start", () => {
     const shown = await rebench("runs", "show", run.id, "--db", db, "--json");
     const { provenance } = JSON.parse(shown.stdout) as { provenance: Record<string, unknown> };
     // Traceable: which rebench (a commit of this checkout) and which environment files produced the scores.
-    expect(provenance).toMatchObject({ rebenchVersion: "0.1.0", eventSchemaVersion: 2 });
+    expect(provenance).toMatchObject({ rebenchVersion: "0.1.0", eventSchemaVersion: 3 });
     expect(provenance.rebenchCommit).toMatch(/^[0-9a-f]{12}(-dirty)?$/);
     expect(provenance.environmentDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect((await rebench("runs", "show", run.id, "--db", db)).stdout).toMatch(/^provenance: {2}rebench 0\.1\.0 \([0-9a-f]{12}/m);

@@ -26,6 +26,18 @@ const entry = (value: number | null, elapsedSeconds: number) => ({
   details: { secret: "only stored" },
 });
 
+/** A run as a store of schema 1 held it: its summary has no `job` (tests of the migration to schema 2). */
+export function schemaOneRun() {
+  const ts = "2026-11-01T10:00:00.000Z";
+  const spec = { ...sampleSpec, config: {} };
+  const summary = {
+    id: "r0schemaone00000", spec, state: "queued", createdAt: ts, updatedAt: ts, startedAt: null, finishedAt: null,
+    usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, actions: 0, wallSeconds: 0, workingSeconds: 0, pausedSeconds: 0 },
+    scoreCalls: 0, validScores: 0, currentRaw: null, finalRaw: null, normalized: null, stopReason: null, error: null, lastSeq: 1,
+  };
+  return { summary, event: { type: "run_created", ts, spec } };
+}
+
 export function runStoreContract(name: string, open: () => Promise<RunStore>): void {
   describe(`RunStore contract: ${name}`, () => {
     test("createRun() stores the run as queued with a run_created event", async () => {

@@ -47,6 +47,14 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         FOR EACH STATEMENT EXECUTE FUNCTION rebench_append_only();
     `,
   },
+  {
+    version: 2,
+    name: "runs record their scheduler job (events v3: job_submitted, job_started, cancel_requested)",
+    sql: `
+      ALTER TABLE runs ADD COLUMN job_id TEXT;
+      CREATE INDEX runs_by_job ON runs (job_id);
+    `,
+  },
 ];
 
 /** The advisory lock key every rebench takes while it migrates a PostgreSQL store ("rebench" in ASCII). */

@@ -5,8 +5,9 @@ import { describe, expect, test } from "vitest";
 import { REPO_ROOT } from "../../../test/helpers/cli.js";
 import { freshDatabase, postgresSkip, sql } from "../../../test/helpers/postgres.js";
 import { ConflictError, InfrastructureError } from "../../core/index.js";
-import { runStoreContract, sampleSpec } from "../store.contract.js";
+import { runStoreContract, sampleSpec, schemaOneRun } from "../store.contract.js";
 import { redactUrl } from "../redact-url.js";
+import { PG_MIGRATIONS } from "./migrations.js";
 import { PostgresRunStore } from "./postgres-store.js";
 
 const run = promisify(execFile);
@@ -50,10 +51,25 @@ describe.skipIf(postgresSkip !== undefined)("PostgresRunStore", () => {
     await expect(opened).rejects.toBeInstanceOf(ConflictError);
   });
 
+  test("a store of schema 1 is migrated, and its runs (summaries without a job) read as before", async () => {
+    const url = await freshDatabase();
+    await sql(url, "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+    await sql(url, PG_MIGRATIONS[0]!.sql);
+    await sql(url, "INSERT INTO schema_migrations VALUES (1, 'v1', 'then')");
+    const { summary, event } = schemaOneRun();
+    await sql(url, "INSERT INTO runs VALUES ($1, 'optimize_kernel', 'mini', 'main', 'agent', 'test-model', NULL, 'queued', $2, $2, 1, $3)", [summary.id, summary.createdAt, JSON.stringify(summary)]);
+    await sql(url, "INSERT INTO run_events VALUES ($1, 1, $2, 'run_created', $3)", [summary.id, summary.createdAt, JSON.stringify(event)]);
+    const store = await PostgresRunStore.open(url);
+    expect(await store.getRun(summary.id)).toEqual({ ...summary, job: null });
+    await store.append(summary.id, { type: "job_submitted", executor: "slurm", jobId: "42", request: [] });
+    expect((await sql(url, "SELECT job_id FROM runs"))[0]).toEqual({ job_id: "42" });
+    await store.close();
+  });
+
   test("orchestrators that open a new store at once migrate it once", async () => {
     const url = await freshDatabase();
     const stores = await Promise.all(Array.from({ length: 6 }, () => PostgresRunStore.open(url)));
-    expect(await sql(url, "SELECT version FROM schema_migrations")).toEqual([{ version: 1 }]);
+    expect(await sql(url, "SELECT version FROM schema_migrations ORDER BY version")).toEqual(PG_MIGRATIONS.map((m) => ({ version: m.version })));
     await Promise.all(stores.map((s) => s.close()));
   });
 

@@ -108,13 +108,7 @@ export class PostgresRunStore implements RunStore {
         const stored: StoredEvent = { runId, seq: current.lastSeq + 1, event };
         const summary = summarize(current, stored);
         await insertEvent(client, runId, stored.seq, event);
-        await client.query("UPDATE runs SET state = $1, updated_at = $2, last_seq = $3, summary = $4 WHERE id = $5", [
-          summary.state,
-          summary.updatedAt,
-          summary.lastSeq,
-          JSON.stringify(summary),
-          runId,
-        ]);
+        await updateSummary(client, runId, summary);
         return { stored, summary };
       }),
     );
@@ -129,18 +123,12 @@ export class PostgresRunStore implements RunStore {
           const spec = summary.spec;
           await client.query(
             `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
-                               state, created_at, updated_at, last_seq, summary)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-            [...runColumns(runId, spec, summary.state), summary.createdAt, summary.updatedAt, summary.lastSeq, JSON.stringify(summary)],
+                               state, created_at, updated_at, last_seq, summary, job_id)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+            [...runColumns(runId, spec, summary.state), summary.createdAt, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), summary.job?.id ?? null],
           );
         } else {
-          await client.query("UPDATE runs SET state = $1, updated_at = $2, last_seq = $3, summary = $4 WHERE id = $5", [
-            summary.state,
-            summary.updatedAt,
-            summary.lastSeq,
-            JSON.stringify(summary),
-            runId,
-          ]);
+          await updateSummary(client, runId, summary);
         }
         for (const { seq, event } of parsed) await insertEvent(client, runId, seq, event);
         return summary;
@@ -265,6 +253,17 @@ async function readSummary(client: pg.PoolClient, runId: string, options: { lock
     [runId],
   );
   return rows[0] ? RunSummary.parse(JSON.parse(rows[0].summary)) : undefined;
+}
+
+async function updateSummary(client: pg.PoolClient, runId: string, summary: RunSummary): Promise<void> {
+  await client.query("UPDATE runs SET state = $1, updated_at = $2, last_seq = $3, summary = $4, job_id = $5 WHERE id = $6", [
+    summary.state,
+    summary.updatedAt,
+    summary.lastSeq,
+    JSON.stringify(summary),
+    summary.job?.id ?? null,
+    runId,
+  ]);
 }
 
 async function insertEvent(client: pg.PoolClient, runId: string, seq: number, event: RunEvent): Promise<void> {

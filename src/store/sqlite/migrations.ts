@@ -47,4 +47,13 @@ export const MIGRATIONS: readonly Migration[] = [
         BEGIN SELECT RAISE(ABORT, 'run_events is append-only'); END;
     `,
   },
+  {
+    // Older rebench cannot read these events, so it refuses the store (a newer schema) instead of failing on them.
+    version: 2,
+    name: "runs record their scheduler job (events v3: job_submitted, job_started, cancel_requested)",
+    sql: `
+      ALTER TABLE runs ADD COLUMN job_id TEXT;
+      CREATE INDEX runs_by_job ON runs (job_id);
+    `,
+  },
 ];

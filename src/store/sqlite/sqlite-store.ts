@@ -117,8 +117,8 @@ export class SqliteRunStore implements RunStore {
       const summary = summarize(current, stored);
       this.#insertEvent(runId, stored.seq, event);
       this.#db
-        .prepare("UPDATE runs SET state = ?, updated_at = ?, last_seq = ?, summary = ? WHERE id = ?")
-        .run(summary.state, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), runId);
+        .prepare("UPDATE runs SET state = ?, updated_at = ?, last_seq = ?, summary = ?, job_id = ? WHERE id = ?")
+        .run(summary.state, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), summary.job?.id ?? null, runId);
       return { stored, summary };
     }).immediate();
   }
@@ -131,13 +131,13 @@ export class SqliteRunStore implements RunStore {
         this.#db
           .prepare(
             `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
-                               state, created_at, updated_at, last_seq, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                               state, created_at, updated_at, last_seq, summary, job_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
-          .run(...runColumns(runId, summary.spec, summary.state), summary.createdAt, summary.updatedAt, summary.lastSeq, JSON.stringify(summary));
+          .run(...runColumns(runId, summary.spec, summary.state), summary.createdAt, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), summary.job?.id ?? null);
       } else {
         this.#db
-          .prepare("UPDATE runs SET state = ?, updated_at = ?, last_seq = ?, summary = ? WHERE id = ?")
-          .run(summary.state, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), runId);
+          .prepare("UPDATE runs SET state = ?, updated_at = ?, last_seq = ?, summary = ?, job_id = ? WHERE id = ?")
+          .run(summary.state, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), summary.job?.id ?? null, runId);
       }
       for (const { seq, event } of parsed) this.#insertEvent(runId, seq, event);
       return summary;
