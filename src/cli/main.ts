@@ -22,8 +22,12 @@ const LOADERS: Record<CommandName, () => Promise<Register[]>> = {
   main: async () => [(await import("./commands/main-job.js")).registerMainJob],
   environments: async () => [(await import("./commands/environments.js")).registerEnvironments],
   runs: async () => {
-    const [runs, resume] = await Promise.all([import("./commands/runs.js"), import("./commands/runs-resume.js")]);
-    return [runs.registerRuns, resume.registerRunsResume];
+    const [runs, resume, cluster] = await Promise.all([
+      import("./commands/runs.js"),
+      import("./commands/runs-resume.js"),
+      import("./commands/runs-cluster.js"),
+    ]);
+    return [runs.registerRuns, resume.registerRunsResume, cluster.registerRunsCluster];
   },
   report: async () => [(await import("./commands/report.js")).registerReport],
   start: async () => [(await import("./commands/start.js")).registerStart],

@@ -38,6 +38,7 @@ import { positiveInteger, positiveNumber } from "../number-options.js";
 import { formatTable } from "../table.js";
 import { runsTable } from "./run.js";
 import { dbOption, withStore } from "./runs.js";
+import { executorOptions, executorSettings } from "../executor-options.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 /** Working-time limit of each calibration run. */
@@ -46,7 +47,10 @@ const CALIBRATION_TIME_LIMIT_SECONDS = 2 * 3600;
 interface CalibrateOptions {
   variant: string;
   runs: number;
-  concurrency: number;
+  concurrency?: number;
+  executor: string;
+  partition?: string;
+  slurmOption?: string[];
   task: string;
   backend: string;
   db?: string;
@@ -63,18 +67,18 @@ function atLeastTwo(value: string): number {
 
 export function registerCalibrate(program: Command, io: Io): void {
   dbOption(
-    program
+    executorOptions(program
       .command("calibrate")
       .description(COMMAND_SUMMARIES.calibrate)
       .argument("<name>", "environment name (see `rebench environments list`)")
       .requiredOption("--variant <variant>", "mini, gpu or paper")
       .option("--runs <n>", "runs of each solution (at least 2)", atLeastTwo, 5)
-      .option("--concurrency <c>", "runs of a solution at a time (each gets its own GPUs, waiting for free ones)", positiveInteger("--concurrency"), 1)
+      .option("--concurrency <c>", "runs of a solution at a time (each gets its own GPUs, waiting for free ones; default 1, with --executor slurm all)", positiveInteger("--concurrency"))
       .option("--task <task>", "main or hidden_score", "main")
       .option("--backend <name>", "sandbox backend", "local")
       .option("--write", "record the numbers in environments/NAME/calibration.json: the variant's normalization constants from then on")
       .option("--progress <seconds>", "seconds between progress lines when not on a terminal", positiveNumber("--progress"), 30)
-      .option("--json", "print one JSON object: {environment, variant, machine, start: {mean, std, n, values}, reference, gapOverStd, pass, ...}")
+      .option("--json", "print one JSON object: {environment, variant, machine, start: {mean, std, n, values}, reference, gapOverStd, pass, ...}"))
       .addHelpText(
         "after",
         `\nThe rule: |mean(reference) − mean(start)| ≥ ${CALIBRATION_GAP_FACTOR} × the larger standard deviation, and the reference beats the start.` +
@@ -102,7 +106,8 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     scaffold: "replay",
     timeLimitSeconds: CALIBRATION_TIME_LIMIT_SECONDS,
     runs: options.runs,
-    concurrency: options.concurrency,
+    concurrency: options.concurrency ?? (options.executor === "slurm" ? options.runs : 1),
+    executor: executorSettings(options, db, progressIo),
     backend: options.backend,
     progressSeconds: options.progress,
   };

@@ -21,6 +21,7 @@ import type { Io } from "../io.js";
 import { positiveInteger, positiveNumber } from "../number-options.js";
 import { formatTable } from "../table.js";
 import { runReport } from "./report.js";
+import { executorOptions, executorSettings } from "../executor-options.js";
 import { RunsFailedError, runsTable } from "./run.js";
 import { withStore } from "./runs.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
@@ -35,6 +36,9 @@ interface MainOptions {
   runs: number;
   reportDir?: string;
   progress: number;
+  executor: string;
+  partition?: string;
+  slurmOption?: string[];
 }
 
 function isMiniAvailable(family: EnvironmentFamily): boolean {
@@ -42,8 +46,8 @@ function isMiniAvailable(family: EnvironmentFamily): boolean {
 }
 
 export function registerMainJob(program: Command, io: Io): void {
-  program
-    .command("main")
+  executorOptions(program
+    .command("main"))
     .description(COMMAND_SUMMARIES.main)
     .option("--db <path>", "run store: a SQLite file or postgres://USER@HOST/DB; default $REBENCH_DB, else $REBENCH_HOME/rebench.db")
     .option("--environments <names>", "only these environments, comma-separated (default: every available mini variant)")
@@ -71,6 +75,7 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
     : families.filter(isMiniAvailable);
   const db = resolveDbPath(options.db);
   const shown = storeDisplay(db);
+  const executor = executorSettings(options, db, io);
   io.out(`rebench main job: ${families.filter(isMiniAvailable).length} of ${families.length} mini environments available (store: ${shown})\n\n`);
   io.out(
     formatTable(families, [
@@ -91,7 +96,7 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
     for (const [i, family] of chosen.entries()) {
       io.out(`\n[${i + 1}/${chosen.length}] ${family.name}/mini: ${family.title}\n`);
       await warnIfCalibratedElsewhere(io, family.name, "mini");
-      const common = { environment: family.name, variant: "mini" as const, task: "main" as const, timeLimitSeconds, backend: options.backend, progressSeconds: options.progress, concurrency: 1 };
+      const common = { environment: family.name, variant: "mini" as const, task: "main" as const, timeLimitSeconds, backend: options.backend, progressSeconds: options.progress, concurrency: 1, executor };
       runs.push(...(await runAgentBatch(store, { ...common, scaffold: "replay", actions: "start", runs: 1 }, io)));
       runs.push(...(await runAgentBatch(store, { ...common, scaffold: "replay", actions: "reference", runs: 1 }, io)));
       if (options.agent && options.model) {
