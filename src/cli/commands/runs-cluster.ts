@@ -8,11 +8,29 @@ import { formatNumber } from "../format.js";
 import { cancelRun } from "../../runs/cancel-run.js";
 import { driveInSlurmJob, requireAllocation, stopInSlurmJob } from "../../runs/slurm-job.js";
 import { slurmAllocation } from "../../slurm/index.js";
-import { openStore } from "../../store/index.js";
+import { InfrastructureError } from "../../core/index.js";
+import { openStore, type RunStore } from "../../store/index.js";
 import { registerBuiltins } from "../builtins.js";
 import { type Io, printJson } from "../io.js";
 import { RunsFailedError } from "./run.js";
 import { dbOption, withStore } from "./runs.js";
+
+/** `store`, refusing writes once `stopped()` says so (reads go on). */
+function writesUntil(store: RunStore, stopped: () => boolean): RunStore {
+  const refuse = () => Promise.reject(new InfrastructureError("this Slurm job is being stopped: it writes nothing more to the run"));
+  return {
+    location: store.location,
+    createRun: (spec, options) => (stopped() ? refuse() : store.createRun(spec, options)),
+    append: (runId, event) => (stopped() ? refuse() : store.append(runId, event)),
+    importEvents: (runId, events) => (stopped() ? refuse() : store.importEvents(runId, events)),
+    getRun: (runId) => store.getRun(runId),
+    findRun: (runId) => store.findRun(runId),
+    listRuns: (filter) => store.listRuns(filter),
+    events: (runId, query) => store.events(runId, query),
+    scoreLog: (runId) => store.scoreLog(runId),
+    close: () => store.close(),
+  };
+}
 
 export function registerRunsCluster(program: Command, io: Io): void {
   const runs = program.commands.find((c) => c.name() === "runs");
@@ -27,10 +45,11 @@ export function registerRunsCluster(program: Command, io: Io): void {
   ).action(async (id: string, options: { db?: string }) => {
     registerBuiltins();
     const allocation = requireAllocation(slurmAllocation());
-    const store = await openStore(options.db);
+    let stopping = false;
+    const store = writesUntil(await openStore(options.db), () => stopping);
     // Slurm stops a job with SIGTERM (scancel, preemption, a node going down): leave the run as its log
     // has it for `rebench runs resume`, removing its sandbox only when `rebench runs cancel` asked for that.
-    let stopping = false;
+    // From the signal on this process writes nothing: the run must not fail for the sandbox Slurm stops with it.
     const onTerm = () => {
       if (stopping) return;
       stopping = true;
