@@ -35,6 +35,24 @@ export interface SlurmContext {
   onNote?: (line: string) => void;
 }
 
+/** sbatch calls in flight at once from this process: a batch of hundreds does not start hundreds of them. */
+const SUBMITTING_AT_ONCE = 4;
+let submitting = 0;
+const waitingToSubmit: Array<() => void> = [];
+
+async function oneSubmissionSlot<T>(fn: () => Promise<T>): Promise<T> {
+  // A slot freed is handed to the next waiter directly, so that no newcomer takes it in between.
+  if (submitting >= SUBMITTING_AT_ONCE) await new Promise<void>((resolve) => waitingToSubmit.push(resolve));
+  else submitting += 1;
+  try {
+    return await fn();
+  } finally {
+    const next = waitingToSubmit.shift();
+    if (next) next();
+    else submitting -= 1;
+  }
+}
+
 export type SlurmOutcome = { kind: "ended"; run: RunSummary } | { kind: "jobEnded"; run: RunSummary; job: JobInfo };
 
 /** Submit a job for `run` (to `node` when given) and record it in the run; returns the job id. */
@@ -51,11 +69,13 @@ export async function submitRunJob(store: RunStore, run: RunSummary, context: Sl
     ...(node ? { node } : {}),
     logDir,
   });
-  const jobId = await sbatch({
-    args,
-    script: batchScript(context.command, ["runs", "drive", run.id]),
-    env: { ...process.env, REBENCH_DB: context.db },
-  });
+  const jobId = await oneSubmissionSlot(() =>
+    sbatch({
+      args,
+      script: batchScript(context.command, ["runs", "drive", run.id]),
+      env: { ...process.env, REBENCH_DB: context.db },
+    }),
+  );
   try {
     await store.append(run.id, { type: "job_submitted", executor: "slurm", jobId, request: args.filter((a) => a !== "--hold") });
   } catch (error) {
