@@ -100,7 +100,7 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
   test("a GPU variant is not refused on a login node without GPUs: its job asks Slurm for the GPU and gets one of the node's", { timeout: 300_000 }, async () => {
     await slurmCluster(["--cpus", "8", "--memory-mb", "40000"]);
     const db = await freshDatabase();
-    const result = await runCli(["run", "test_echo_gpu", "--variant", "mini", "--agent", "replay", "--executor", "slurm", "--backend", TEST_BACKEND, "--db", db, "--progress", "2"]);
+    const result = await runCli(["run", "test_echo_gpu_job", "--variant", "mini", "--agent", "replay", "--executor", "slurm", "--backend", TEST_BACKEND, "--db", db, "--progress", "2"]);
     const [{ run, events }] = (await snapshot(db)) as [Awaited<ReturnType<typeof snapshot>>[number]];
     const submitted = events.find((e) => e.event.type === "job_submitted")!.event;
     expect(submitted.type === "job_submitted" && submitted.request).toEqual(expect.arrayContaining(["--gres=gpu:1", "--cpus-per-task=1", "--mem=1024M"]));

@@ -17,7 +17,7 @@ export function registerEchoEnvironment(): void {
   registerExtraEnvironment(family);
 }
 
-/** Make `test_echo_gpu` (test_echo asking for a GPU) findable by name (idempotent). */
+/** Make `test_echo_gpu_job` (test_echo asking for a GPU) findable by name (idempotent). */
 export function registerEchoGpuEnvironment(): void {
   registerExtraEnvironment(gpuFamily);
 }

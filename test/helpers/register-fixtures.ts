@@ -1,6 +1,6 @@
 /**
  * @module
- * Register what the tests run on: the `test_echo` environment (and `test_echo_gpu`, asking for a GPU), the sandbox backend of TEST_BACKEND and the
+ * Register what the tests run on: the `test_echo` environment (and `test_echo_gpu_job`, asking for a GPU), the sandbox backend of TEST_BACKEND and the
  * test-only `process` backend (their folders under `$REBENCH_TEST_SANDBOX_ROOT`, or the given root), and the
  * `script` scaffold: the replay agent with its steps from `participant.model`, a path to a JSON Lines file
  * of tool calls.
