@@ -142,6 +142,8 @@ export async function cancelRunJob(jobId: string, waitMs = 120_000, pollMs = 100
   }
 }
 
+const CANCEL_GRACE_MS = 120_000;
+
 /** Waits for runs to end, reading the store every `pollMs` and asking Slurm for their jobs every `jobPollMs`. */
 class JobWatch {
   readonly #store: RunStore;
@@ -163,6 +165,16 @@ class JobWatch {
 
   stop(): void {
     clearInterval(this.#timer);
+  }
+
+  /**
+   * Whether `rebench runs cancel` stopped this job and is about to end the run (it does once the job is
+   * gone): give it two minutes before calling the job dead.
+   */
+  async #beingCancelled(run: RunSummary): Promise<boolean> {
+    const events = await this.#store.events(run.id, { types: ["job_submitted", "cancel_requested"] });
+    const last = events.at(-1)?.event;
+    return last?.type === "cancel_requested" && Date.now() - Date.parse(last.ts) < CANCEL_GRACE_MS;
   }
 
   #settle(runId: string, outcome: SlurmOutcome): void {
@@ -196,7 +208,7 @@ class JobWatch {
         // The job wrote the run's last event before it ended: read the run again before calling the job dead.
         const again = await this.#store.getRun(run.id);
         if (isTerminal(again.state)) this.#settle(run.id, { kind: "ended", run: again });
-        else if (again.job?.id === job.id) this.#settle(run.id, { kind: "jobEnded", run: again, job });
+        else if (again.job?.id === job.id && !(await this.#beingCancelled(again))) this.#settle(run.id, { kind: "jobEnded", run: again, job });
       }
     } catch (error) {
       // A store or Slurm that does not answer this time may answer the next; say so once per failure.
