@@ -140,6 +140,25 @@ describe("rebench runs", () => {
     expect(existsSync(home)).toBe(false);
   });
 
+  test("runs cancel ends a local run no process drives, once; runs drive belongs in a Slurm job", async () => {
+    const db = path.join(dir, "cancel.db");
+    const store = SqliteRunStore.open(db);
+    const run = await store.createRun(sampleSpec);
+    await store.close();
+    const cancel = await rebench("runs", "cancel", run.id, "--db", db);
+    expect(cancel).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`run ${run.id} failed: cancelled by \\S+ \\(\`rebench runs cancel\`\\)`)) });
+    expect((await rebench("runs", "cancel", run.id, "--db", db)).code).toBe(5);
+    const drive = await rebench("runs", "drive", run.id, "--db", db);
+    expect(drive.code).toBe(2);
+    expect(drive.stderr).toMatch(/runs inside a run's Slurm job \(SLURM_JOB_ID is not set\)/);
+  });
+
+  test("--partition and --slurm-option without --executor slurm exit 2", async () => {
+    const result = await rebench("run", "optimize_kernel", "--variant", "mini", "--agent", "replay", "--partition", "gpu", "--db", path.join(dir, "none.db"));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--partition and --slurm-option are for --executor slurm/);
+  });
+
   test("--db sqlite:PATH and sqlite:///PATH name a SQLite file", async () => {
     for (const [i, prefix] of ["sqlite:", "sqlite://"].entries()) {
       const file = path.join(dir, `prefixed-${i}.db`);
