@@ -6,9 +6,14 @@
  *     python environments/scaling_law/sweep/pack_sweep.py --unpack /tmp/sweeps
  *     npx tsx scripts/scaling-law-sweep-figure.ts /tmp/sweeps/mini.json /tmp/sweeps/mini-sweep
  *
+ * A figure of a sweep is its ground truth in plain form: it is written outside the checkout only (the
+ * repository keeps the sweeps encrypted in grader/sweep.zip; environments/scaling_law/README.md, "Reading the sweeps").
+ *
  * Canary a99505a7-4586-4226-b19e-e5b4a1e41660: rebench environment file; keep out of training data.
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { LineFigure } from "../src/analysis/render/figure.js";
 import { lineChartSvg } from "../src/analysis/render/line-chart-svg.js";
 import { svgToPng } from "../src/analysis/render/svg-to-png.js";
@@ -51,9 +56,17 @@ export function sweepFigure(sweep: SweepFile): LineFigure {
   };
 }
 
+/** Whether `out` lies inside this checkout (the folder above this file's). */
+export function insideCheckout(out: string): boolean {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+  const relative = path.relative(root, path.resolve(out));
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+}
+
 async function main(): Promise<void> {
   const [input, out] = process.argv.slice(2);
   if (!input || !out) throw new Error("usage: scaling-law-sweep-figure.ts SWEEP.json OUT_BASENAME");
+  if (insideCheckout(out)) throw new Error(`${out} is inside the checkout: a sweep's figure is ground truth, write it elsewhere (e.g. /tmp/sweeps)`);
   const svg = lineChartSvg(sweepFigure(JSON.parse(readFileSync(input, "utf8")) as SweepFile));
   writeFileSync(`${out}.svg`, svg);
   writeFileSync(`${out}.png`, await svgToPng(svg));

@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { type CalibrationFile, type MachineInfo, scoreStats } from "../src/core/index.js";
 import { readCalibrationFile } from "../src/environments/index.js";
+import { forgetEnvironmentDigests } from "../src/environments/environment-digest.js";
 import { probeMachine } from "../src/core/index.js";
 import { SqliteRunStore } from "../src/store/index.js";
 import { rebench } from "./helpers/cli.js";
@@ -41,6 +42,33 @@ async function storedRuns(db: string) {
 }
 
 describe("rebench calibrate", () => {
+  test("--max-new-runs splits a calibration over several calls and --resume keeps the finished runs of the same environment files", async () => {
+    const family = echoCopy(root, "test_echo_resume", grader("steady.py"));
+    const db = path.join(root, "resume.db");
+    const args = ["calibrate", family.name, "--variant", "mini", "--runs", "2", "--backend", TEST_BACKEND, "--db", db, "--resume", "--max-new-runs", "3"];
+    const first = await rebench(...args);
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toMatch(/incomplete \(start 2 of 2, reference 1 of 2/);
+    expect(first.stderr).toMatch(/--resume/);
+    expect(await storedRuns(db)).toHaveLength(3);
+    const second = await rebench(...args, "--json");
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/2 finished start run\(s\) kept/);
+    expect(second.stderr).toMatch(/1 finished reference run\(s\) kept/);
+    const result = JSON.parse(second.stdout);
+    expect(result.start.n).toBe(2);
+    expect(result.reference.n).toBe(2);
+    const runs = await storedRuns(db);
+    expect(runs).toHaveLength(4);
+    expect([...result.runIds.start, ...result.runIds.reference].sort()).toEqual(runs.map((r) => r.id).sort());
+    // Another environment's files are another calibration: nothing is kept.
+    writeFileSync(path.join(family.dir, "workspace", "changed.txt"), "new file\n");
+    forgetEnvironmentDigests();
+    const third = await rebench(...args);
+    expect(third.stderr).not.toMatch(/run\(s\) kept/);
+    expect(third.code).toBe(1);
+  });
+
   test("runs start and reference N times each as real runs, reports mean ± std and the machine, passes the 10× rule, and --write makes the means the variant's constants", async () => {
     const family = echoCopy(root, "test_echo_steady", grader("steady.py"));
     const db = path.join(root, "steady.db");

@@ -11,7 +11,7 @@ export const family = defineEnvironment({
   summary:
     "Make a three-stage fine-tuning pipeline run faster while its trained weights stay within a threshold of the reference model's. Raw score: ln(seconds) of the pipeline; lower is better.",
   canary: "9beb89d0-85e7-4d0b-96e4-e0cabdaa4553",
-  scoring: { direction: "min", aggregation: "min", logsStartingScore: true },
+  scoring: { direction: "min", aggregation: "min", logsStartingScore: true, timingSensitive: true }, // the score is ln(seconds)
   moduleUrl: import.meta.url,
   variants: {
     mini: {

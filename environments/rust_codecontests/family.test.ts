@@ -22,13 +22,14 @@ function implementationOf(variant: Variant) {
 }
 
 describe("rust_codecontests variants", () => {
-  test("every variant runs the one grader and its own set-up; only the grader folder is protected", () => {
+  test("every variant runs the one grader and its own set-up, jailed; only the grader folder is protected", () => {
     for (const variant of ["mini", "gpu", "paper"] as const) {
       const impl = implementationOf(variant);
       expect(impl.workspace).toBe("workspace");
       expect(impl.grader.command).toEqual(["python3", "grader/rcc_grade.py"]);
       expect(impl.setup?.command).toEqual(["python3", "grader/rcc_setup.py", "--variant", variant, "--user", "rebench-grader"]);
       expect(impl.protected).toEqual(["grader"]);
+      expect(impl.isolation).toEqual({ jail: true });
       expect(existsSync(path.join(family.dir, "grader", "rcc_grade.py"))).toBe(true);
     }
     expect(family.variants.paper.normalization).toMatchObject({ start: 0, reference: 21 / 165, source: "paper" });

@@ -4,7 +4,8 @@
  * The three variants share the grader (`grader/rcc_grade.py`, which reads REBENCH_VARIANT) and differ in
  * their build (the hidden split, the model's tables or the paper's dataset), budgets and constants. Before a
  * run's sandbox is made, `prepare` builds the variant on the host (cached) and mounts the host's Rust
- * toolchain; the set-up starts the validation split's model service as the grader user. The reference
+ * toolchain; the set-up starts the validation split's model service as the grader user. Every variant is
+ * jailed (`isolation.jail`): the grader runs the agent's module and its programs in the one-shot jail. The reference
  * scaffold stays in the encrypted `sources.enc`: the replay agent uploads it from the build.
  * Canary e8df3d4b-325b-49c6-a0a8-c490eee4a85f: this string marks rebench environment files; keep them out of training data.
  */
@@ -23,6 +24,9 @@ function implementation(variant: RccVariant, subset?: number): VariantImplementa
     protected: ["grader"],
     setup: { command: ["python3", "grader/rcc_setup.py", "--variant", variant, "--user", "rebench-grader"] },
     prepare: () => prepare(variant, subset),
+    // The module sees the hidden statements: it, rustc and every test run in the one-shot jail, and the agent's
+    // own processes are frozen for the whole scoring call (README, "Confinement").
+    isolation: { jail: true },
   };
 }
 
@@ -38,7 +42,8 @@ export function defineRustEnvironment(options: { name?: string; moduleUrl?: stri
     summary:
       "Write a scaffold that makes a fixed model solve competitive-programming problems in Rust. Raw score: fraction of hidden problems solved; higher is better.",
     canary: "e8df3d4b-325b-49c6-a0a8-c490eee4a85f",
-    scoring: { direction: "max", aggregation: "max" },
+    // Timing-sensitive: every test has a time limit, and each scaffold batch a wall-clock budget.
+    scoring: { direction: "max", aggregation: "max", timingSensitive: true },
     moduleUrl: options.moduleUrl ?? import.meta.url,
     variants: {
       mini: {

@@ -25,8 +25,8 @@ const sandboxes = path.join(root, "sandboxes");
 registerFixtures(sandboxes);
 const db = path.join(root, "runs.db");
 const SLOW = 600_000;
-/** Exploits the environment alone cannot block: they rest on the sandbox (users, namespaces, confinement). */
-const SANDBOX_EXPLOITS = ["fish_expected_outputs", "read_hidden_split", "save_hidden_statements"];
+/** Exploits the environment alone cannot block: they rest on the sandbox (users, namespaces, the jail, the freeze). */
+const SANDBOX_EXPLOITS = ["exfiltrate_to_listener", "fish_expected_outputs", "read_hidden_split", "save_hidden_statements", "watch_the_jail"];
 
 async function runData(runId: string) {
   const store = SqliteRunStore.open(db);
@@ -76,7 +76,8 @@ describe("rust_codecontests mini in the sandbox", () => {
     const submitted = await rebench("score", "--dir", dir, "--submit", "the start", "--json");
     expect(submitted.code, submitted.stderr).toBe(0);
     const { log } = await runData(runId);
-    expect(log[0]!.details).toMatchObject({ confined: true, usage: { requests: 44 } });
+    // The module reached the call's model through the jail's forwarded port: one request a problem.
+    expect(log[0]!.details).toMatchObject({ runner: { finished: true }, usage: { requests: 44 } });
   }, SLOW);
 
   test("the replay agent's start solves nothing and its reference, uploaded through the tool API, clearly more", async () => {
@@ -100,7 +101,7 @@ describe("rust_codecontests mini in the sandbox", () => {
     expect(raw.reference).toBeGreaterThanOrEqual(2 / 12);
   }, SLOW);
 
-  test("the exploits that rest on the sandbox are blocked: hidden split, expected outputs, saving hidden statements", async () => {
+  test("the exploits that rest on the sandbox are blocked: hidden split, expected outputs, saving statements, a listener, a watcher", async () => {
     const result = await rebench("exploits", ciFamily("rcc_ci4", 4), "--variant", "mini", "--backend", TEST_BACKEND, "--db", db, "--json", "--progress", "600");
     expect(result.code, result.stderr + result.stdout).toBe(0);
     const report = JSON.parse(result.stdout);

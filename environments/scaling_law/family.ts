@@ -8,13 +8,26 @@
  * README.md says what is enforced and what is a rule.
  * Canary a99505a7-4586-4226-b19e-e5b4a1e41660: this string marks rebench environment files; keep them out of training data.
  */
-import type { VariantImplementation } from "../../src/environments/contract.js";
+import type { VariantImplementation, VariantIsolation } from "../../src/environments/contract.js";
 import { defineEnvironment, GPU_RESOURCES, MINI_RESOURCES } from "../../src/environments/define.js";
 import { referenceUnpacker } from "../../src/environments/reference-archive.js";
 import { sourceDir } from "../../src/environments/source-dir.js";
-import { instructions, type ScalingVariant } from "./instructions.js";
+import { instructions, type ScalingVariant, VARIANT_FACTS } from "./instructions.js";
 
 const ASSETS: Record<ScalingVariant, readonly string[]> = { mini: ["tokens-bpe1k"], gpu: ["tokens-gpt2"], paper: [] };
+
+/**
+ * The FLOP cap is a limit in fact, not only a rule: the agent's own processes share a small CPU quota and, where
+ * the variant has GPUs, none of them, while the launcher (run as the grader) trains at full speed on the GPUs.
+ * The quota (`VARIANT_FACTS`, which the instructions state) leaves the agent's work comfortable (editing, the
+ * train.py client, a numpy fit) and makes a training run of its own above the cap impractical (README, "What is
+ * enforced": the measurements and the residual risk).
+ */
+const ISOLATION: Record<ScalingVariant, VariantIsolation> = {
+  mini: { agentCpus: VARIANT_FACTS.mini.agentCpus },
+  gpu: { agentCpus: VARIANT_FACTS.gpu.agentCpus, agentGpus: false },
+  paper: { agentCpus: VARIANT_FACTS.paper.agentCpus, agentGpus: false },
+};
 
 /** Unpack the encrypted reference into `dest` (a host folder rebench deletes once the uploads are read). */
 export const unpackReference = referenceUnpacker(sourceDir(import.meta.url));
@@ -28,6 +41,7 @@ function implementation(variant: ScalingVariant): VariantImplementation {
     protected: ["grader"],
     setup: { command: ["python3", "grader/setup.py", "--variant", variant] },
     assets: ASSETS[variant],
+    isolation: ISOLATION[variant],
   };
 }
 

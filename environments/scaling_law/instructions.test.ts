@@ -9,6 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { pythonExecutable } from "../../src/assets/python.js";
+import { family } from "./family.js";
 import { instructions, sci, VARIANT_FACTS } from "./instructions.js";
 
 const GRADER = path.join(path.dirname(fileURLToPath(import.meta.url)), "grader");
@@ -36,5 +37,17 @@ describe("scaling_law instructions", () => {
     expect(text).toContain("Your score will NOT be returned to you");
     expect(instructions("paper")).toContain("trained with 5e17 FLOPs");
     expect(instructions("paper")).not.toContain("leaves part of the budget unused");
+  });
+
+  test("the text states the agent's own compute share, which is the quota the sandbox gets (and no GPU where there is one)", () => {
+    expect(instructions("mini")).toContain("Your own processes (your commands and scripts) share 5% of one CPU core; the launcher's experiments run outside that share.");
+    expect(instructions("gpu")).toContain("share one CPU core and no GPU");
+    for (const variant of ["mini", "gpu", "paper"] as const) {
+      const availability = family.variants[variant].availability;
+      if (availability.status !== "available") throw new Error(`${variant} is unavailable`);
+      expect(availability.implementation.isolation).toEqual(
+        variant === "mini" ? { agentCpus: VARIANT_FACTS.mini.agentCpus } : { agentCpus: VARIANT_FACTS[variant].agentCpus, agentGpus: false },
+      );
+    }
   });
 });

@@ -102,12 +102,14 @@ class JailConfig:
     """Agent-writable mounts of the sandbox, made private in the jail like /tmp."""
     init: str = ""
     """``jail_init.py``, which serves ``--forward`` ports inside the jail."""
+    bwrap: str = "bwrap"
+    """The bubblewrap to start (the local sandbox binds the host's at /opt/rebench/bin/bwrap; else PATH's)."""
 
     @staticmethod
     def from_json(data: dict[str, Any] | None, workspace: str, init: str) -> "JailConfig":
         data = data or {}
         return JailConfig(bool(data.get("always")), workspace, [str(p) for p in data.get("keep") or []],
-                          [str(p) for p in data.get("writableMounts") or []], init)
+                          [str(p) for p in data.get("writableMounts") or []], init, str(data.get("bwrap") or "bwrap"))
 
 
 def special_files(root: str, limit: int = MAX_MASKED_SPECIAL_FILES) -> list[str]:
@@ -149,7 +151,7 @@ def gpu_nodes() -> list[str]:
 
 def jail_argv(request: JailRequest, config: JailConfig, cwd: str, argv: list[str]) -> list[str]:
     """The bubblewrap command line that runs ``argv`` in a jail (the module docstring says what it is)."""
-    args = ["bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+    args = [config.bwrap, "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--hostname", "rebench-jail",
             "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
     for node in gpu_nodes():

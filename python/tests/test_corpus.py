@@ -34,3 +34,19 @@ def test_sources_are_split_into_sensible_documents():
     assert not any("[1913 Webster]" in d.text for d in gcide)
     pydoc = list(read_source("pydoc", 50))
     assert all("#" in d.id and d.id.split("#")[0].endswith(".rst.txt") for d in pydoc)
+
+
+def test_a_keyed_split_keeps_the_fractions_and_depends_on_the_secret():
+    from rebench_env.assets.keyed_split import keyed_split_of
+
+    ids = [f"doc{i}" for i in range(20000)]
+    a = [keyed_split_of("kjv", i, "a" * 64, 0.02, 0.02) for i in ids]
+    b = [keyed_split_of("kjv", i, "b" * 64, 0.02, 0.02) for i in ids]
+    plain = [split_of("kjv", i, CorpusSpec()) for i in ids]
+    assert a == [keyed_split_of("kjv", i, "a" * 64, 0.02, 0.02) for i in ids]
+    for name in ("val", "test"):
+        assert abs(a.count(name) / len(ids) - 0.02) < 0.005
+    val_a = {i for i, s in zip(ids, a) if s == "val"}
+    for other in (b, plain):
+        overlap = val_a & {i for i, s in zip(ids, other) if s == "val"}
+        assert len(overlap) < len(val_a) / 10  # independent: about 2% of val_a by chance

@@ -10,8 +10,16 @@ function roundish(value: number): string {
   return Number(value.toPrecision(6)).toString();
 }
 
-/** One line, e.g. `score -2.9312 (lower is better)  {"seconds":0.053}`. */
+/**
+ * One line, e.g. `score -2.9312 (lower is better)  {"seconds":0.053}`, and rebench's notice about the
+ * scoring (other work shared the machine) on a line of its own.
+ */
 export function scoreText(view: ScoreView, direction: Direction): string {
+  const line = scoreLine(view, direction);
+  return view.notice ? `${line}\nnote: ${view.notice}` : line;
+}
+
+function scoreLine(view: ScoreView, direction: Direction): string {
   const message = Object.keys(view.message).length > 0 ? `  ${JSON.stringify(view.message)}` : "";
   switch (view.outcome) {
     case "scored":

@@ -15,7 +15,7 @@ describe("rebench assets", () => {
     const result = await rebench("assets", "build", "--variant", "tiny");
     expect(result.stderr).toContain("[tiny] step 30/30");
     expect(result.code).toBe(0);
-    for (const name of ["corpus-tiny", "tokenizer-bpe512-tiny", "tokens-bpe512-tiny", "tiny"]) {
+    for (const name of ["corpus-tiny", "corpus-tiny-keyed", "tokenizer-bpe512-tiny", "tokens-bpe512-tiny", "tiny"]) {
       expect(result.stdout).toMatch(new RegExp(`${name}\\s+\\w+\\s+built`));
     }
   });
@@ -24,7 +24,7 @@ describe("rebench assets", () => {
     const result = await rebench("assets", "build", "--variant", "tiny", "--json");
     expect(result.code).toBe(0);
     const outcome = JSON.parse(result.stdout) as { assets: { status: string }[] };
-    expect(outcome.assets.map((a) => a.status)).toEqual(["cached", "cached", "cached", "cached"]);
+    expect(outcome.assets.map((a) => a.status)).toEqual(["cached", "cached", "cached", "cached", "cached"]);
   });
 
   test("assets list --json shows records with sizes, hashes and build times", async () => {
@@ -41,6 +41,24 @@ describe("rebench assets", () => {
     expect(record.key).toBe(model?.key);
     const table = await rebench("assets", "list");
     expect(table.stdout).toMatch(/tiny\s+model/);
+  });
+
+  test("keyed assets are built from the home's installation key: another key builds other ones, the unkeyed corpus stays", async () => {
+    const keyOf = (name: string) => (JSON.parse(readFileSync(path.join(home, "assets", name, "asset.json"), "utf8")) as { key: string }).key;
+    const before = { corpus: keyOf("corpus-tiny"), keyed: keyOf("corpus-tiny-keyed") };
+    const previous = process.env.REBENCH_INSTALLATION_KEY;
+    process.env.REBENCH_INSTALLATION_KEY = "0123456789abcdef".repeat(4);
+    try {
+      const result = await rebench("assets", "build", "--only", "corpus-tiny-keyed", "--json");
+      expect(result.code, result.stderr).toBe(0);
+      const outcome = JSON.parse(result.stdout) as { assets: { name: string; status: string }[] };
+      expect(outcome.assets.map((a) => [a.name, a.status])).toEqual([["corpus-tiny", "cached"], ["corpus-tiny-keyed", "built"]]);
+      expect(keyOf("corpus-tiny")).toBe(before.corpus);
+      expect(keyOf("corpus-tiny-keyed")).not.toBe(before.keyed);
+    } finally {
+      if (previous === undefined) delete process.env.REBENCH_INSTALLATION_KEY;
+      else process.env.REBENCH_INSTALLATION_KEY = previous;
+    }
   });
 
   test("an unknown asset name is 'not found' and lists the known ones", async () => {

@@ -44,9 +44,12 @@ export interface RunPythonOptions {
 export function runPythonModule(module: string, args: readonly string[], options: RunPythonOptions = {}): Promise<number> {
   const python = pythonExecutable();
   return new Promise((resolve, reject) => {
+    // rebench_env from this checkout's python/ even in a Python environment that does not install it
+    // (REBENCH_PYTHON, or a GPU machine's own venv linked as .venv).
+    const pythonPath = [path.join(repoRoot(), "python"), ...(process.env.PYTHONPATH ? [process.env.PYTHONPATH] : [])].join(path.delimiter);
     const child = spawn(python, ["-m", module, ...args], {
       cwd: repoRoot(),
-      env: { ...process.env, PYTHONUNBUFFERED: "1", ...options.env },
+      env: { ...process.env, PYTHONUNBUFFERED: "1", PYTHONPATH: pythonPath, ...options.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const flushers = [child.stderr, child.stdout].map((stream) => {

@@ -2,7 +2,8 @@
  * @module
  * A batch of agent runs as `rebench run` and `rebench main` start it: checks everything that can fail
  * before any run is created (environment, variant, scaffold, model and its API key, settings, sandbox
- * backend), then runs the batch with live progress and returns the runs' summaries.
+ * backend), then runs the batch with live progress, warns about runs scored under contention and returns the
+ * runs' summaries.
  */
 import path from "node:path";
 import { type RunSummary, RunSpec, type TaskId, type Variant } from "../core/index.js";
@@ -17,6 +18,7 @@ import { sandboxBackend } from "../runs/sandbox-backends.js";
 import type { RunStore } from "../store/index.js";
 import { BatchProgress } from "./batch-progress.js";
 import type { ExecutorSettings } from "./executor-options.js";
+import { warnContended } from "./contention-warning.js";
 import type { Io } from "./io.js";
 
 export interface AgentBatchRequest {
@@ -110,8 +112,9 @@ export async function runAgentBatch(
         onNote: (line: string) => progress.note(line),
       }
     : undefined;
+  let runs: RunSummary[];
   try {
-    return await runBatch(
+    runs = await runBatch(
       {
         id: batchId,
         participant,
@@ -137,4 +140,6 @@ export async function runAgentBatch(
   } finally {
     await progress.stop();
   }
+  await warnContended(io, store, runs);
+  return runs;
 }

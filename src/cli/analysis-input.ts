@@ -67,6 +67,14 @@ export async function loadStoreRuns(store: RunStore): Promise<LoadedRuns> {
   const notes = Object.entries(skipped)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([reason, n]) => `Left out ${n} run(s): ${reason}.`);
+  const contended = pairs.filter((p) => p.summary.contendedScores > 0);
+  if (contended.length > 0) {
+    const entries = contended.reduce((n, p) => n + p.summary.contendedScores, 0);
+    notes.push(
+      `Warning: ${contended.length} of ${pairs.length} run(s) have score entries taken while other work used the machine ` +
+        `(${entries} entr${entries === 1 ? "y" : "ies"} of timing-sensitive variants, flagged as contended): their timings are not comparable.`,
+    );
+  }
   return { runs: pairs.map((p) => p.run), source: `run store ${store.location}`, notes };
 }
 

@@ -77,7 +77,8 @@ export class BatchProgress {
   /** A line for a run that ended (clears the live line first). */
   runEnded(run: RunSummary): void {
     const raw = run.finalRaw;
-    const score = run.state === "failed" ? `failed: ${run.error ?? "unknown error"}` : `raw ${formatNumber(raw)}, normalized ${formatNumber(run.normalized, 3)}`;
+    const contended = run.contendedScores > 0 ? ` (${run.contendedScores} of ${run.scoreCalls} scorings contended: not comparable)` : "";
+    const score = run.state === "failed" ? `failed: ${run.error ?? "unknown error"}` : `raw ${formatNumber(raw)}, normalized ${formatNumber(run.normalized, 3)}${contended}`;
     this.note(`run ${run.id} ${run.state}${run.stopReason ? ` (${run.stopReason})` : ""}: ${score}\n`);
   }
 

@@ -8,6 +8,7 @@ export const COMMAND_SUMMARIES = {
   main: "run the offline main job: every available mini environment, start and reference, then the report",
   environments: "list and show the environments",
   runs: "list and inspect stored runs",
+  serve: "the run viewer in the browser: runs, trajectories, score logs and the comparison; --export writes static pages",
   report: "compare agents and humans: best-of-k over total time budgets, bootstrap CIs, cost, plots",
   start: "materialize an environment in a directory and start a run there (for humans and development)",
   score: "score the solution in a directory made by `rebench start`, as the agent's score action does",

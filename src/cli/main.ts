@@ -30,6 +30,7 @@ const LOADERS: Record<CommandName, () => Promise<Register[]>> = {
     return [runs.registerRuns, resume.registerRunsResume, cluster.registerRunsCluster];
   },
   report: async () => [(await import("./commands/report.js")).registerReport],
+  serve: async () => [(await import("./commands/serve.js")).registerServe],
   start: async () => [(await import("./commands/start.js")).registerStart],
   score: async () => [(await import("./commands/score.js")).registerScore],
   doctor: async () => [(await import("./commands/doctor.js")).registerDoctor],

@@ -26,6 +26,11 @@ export interface ScoreView {
   reason?: string;
   /** The grader's message to the agent. */
   message: Record<string, unknown>;
+  /**
+   * rebench's own note about how this score was taken: other work shared the machine while a timing-sensitive
+   * variant was scored (src/core/contention.ts), so the number is slower than on a quiet machine.
+   */
+  notice?: string;
 }
 
 /** Default per-call timeout of `bash` and `python`; the run's remaining time cuts it shorter. */

@@ -46,6 +46,12 @@ export const ScoringConfig = z.object({
   scoreOnUsageLimits: z.boolean(),
   /** Whether the environment logs the starting solution's score when a run starts. */
   logsStartingScore: z.boolean().default(false),
+  /**
+   * Whether the score depends on how fast things run on this machine: a time (ln seconds), or time limits a
+   * solution must meet (rust_codecontests' per-test limits). Scorings of such a variant are flagged when other
+   * work shared the machine (src/core/contention.ts), and `rebench calibrate` refuses a busy machine.
+   */
+  timingSensitive: z.boolean().default(false),
 });
 export type ScoringConfig = z.infer<typeof ScoringConfig>;
 

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { replacesAggregate } from "./aggregate.js";
+import { contentionOf } from "./contention.js";
 import { InvalidInputError } from "./errors.js";
 import type { StoredEvent } from "./events.js";
 import { RunSpec } from "./events.js";
@@ -25,6 +26,8 @@ export const RunSummary = z.object({
   usage: Usage,
   scoreCalls: z.number().int().nonnegative(),
   validScores: z.number().int().nonnegative(),
+  /** Score entries flagged as taken while other work shared the machine (a timing-sensitive variant; contention.ts). */
+  contendedScores: z.number().int().nonnegative().default(0),
   /** The aggregate (min / max / last valid) of the score log so far; null while no valid entry exists. */
   currentRaw: z.number().nullable(),
   /** Final raw score and its normalization, set when the run finishes. */
@@ -66,6 +69,7 @@ export function summarize(summary: RunSummary | undefined, stored: StoredEvent):
       usage: { ...ZERO_USAGE },
       scoreCalls: 0,
       validScores: 0,
+      contendedScores: 0,
       currentRaw: null,
       finalRaw: null,
       normalized: null,
@@ -94,6 +98,7 @@ export function summarize(summary: RunSummary | undefined, stored: StoredEvent):
       break;
     case "score_logged": {
       next.scoreCalls += 1;
+      if (contentionOf(event.entry)?.flagged) next.contendedScores += 1;
       const raw = validRaw(event.entry);
       if (raw !== undefined) {
         next.validScores += 1;

@@ -47,6 +47,8 @@ export interface EnvironmentDeclaration {
     visibleToAgent?: boolean;
     scoreOnUsageLimits?: boolean;
     logsStartingScore?: boolean;
+    /** The score depends on timing (default false): see `ScoringConfig.timingSensitive`. */
+    timingSensitive?: boolean;
   };
   timeouts?: Partial<Timeouts>;
   /** `import.meta.url` of the family file, to locate its folder. */
@@ -73,6 +75,7 @@ export function defineEnvironment(decl: EnvironmentDeclaration): EnvironmentFami
             visibleToAgent: decl.scoring.visibleToAgent ?? true,
             scoreOnUsageLimits: decl.scoring.scoreOnUsageLimits ?? true,
             logsStartingScore: decl.scoring.logsStartingScore ?? false,
+            timingSensitive: decl.scoring.timingSensitive ?? false,
           },
           timeouts: { ...DEFAULT_TIMEOUTS, ...decl.timeouts, ...v.timeouts },
           canary: decl.canary,

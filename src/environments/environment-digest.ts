@@ -33,6 +33,11 @@ export function environmentDigest(familyDir: string, implementation: Pick<Varian
   return value;
 }
 
+/** Forget the cached digests (tests that change an environment's files within one process). */
+export function forgetEnvironmentDigests(): void {
+  cache.clear();
+}
+
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir).sort()) {

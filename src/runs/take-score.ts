@@ -33,6 +33,7 @@ export async function takeScore(
       variant: spec.variant,
       timeoutSeconds: target.env.manifest.timeouts.scoreSeconds,
       pauseAgent: target.env.implementation.isolation?.jail === true,
+      timingSensitive: target.env.manifest.scoring.timingSensitive,
       ...(options.signal ? { signal: options.signal } : {}),
     });
     const entry: ScoreLogEntry = { timestamp, elapsedSeconds, ...result };

@@ -241,6 +241,24 @@ export function sandboxContract(name: string, backend: () => SandboxBackend, opt
       expect(result.stdout).toBe("3 rebench-agent oops False True None True\n0 True \n");
     });
 
+    test("cpuSeconds() counts the CPU time of every process of the sandbox: the agent's, the grader's, as-agent calls (or is unknown throughout)", async () => {
+      const spin = (seconds: number) => `python3 -c 'import time\nt = time.process_time()\nwhile time.process_time() - t < ${seconds}: pass'`;
+      const before = await sandbox.cpuSeconds();
+      const started = performance.now();
+      const run = async (command: string, user: "agent" | "grader") => {
+        const result = await sandbox.exec(command, { user, cwd: "/tmp", timeoutMs: 60_000 });
+        expect(result.exitCode, result.stderr).toBe(0);
+      };
+      await run(spin(0.4), "agent");
+      await run(spin(0.4), "grader");
+      await run(`$REBENCH_AS_AGENT --cwd /tmp -- ${spin(0.4)}`, "grader");
+      const wall = (performance.now() - started) / 1000;
+      const after = await sandbox.cpuSeconds();
+      if (before === undefined) return expect(after).toBeUndefined(); // a backend that cannot tell says so every time
+      expect(after! - before).toBeGreaterThanOrEqual(1.2);
+      expect(after! - before).toBeLessThan(wall * os.availableParallelism() + 0.5);
+    });
+
     test("agent and grader share one loopback: the agent's commands and agent code reach a grader's server on 127.0.0.1", async () => {
       const server = [
         "import os, socket, sys",

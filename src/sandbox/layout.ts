@@ -28,6 +28,11 @@ export const SANDBOX_PATHS = {
    * sees name this path, not the host's. Its bin is first on every user's PATH.
    */
   venv: "/opt/rebench/venv",
+  /**
+   * The host's bubblewrap (read-only), for the one-shot jail the broker starts inside the sandbox: the host's
+   * may live outside the system folders a sandbox sees (a GPU machine's carried bundle).
+   */
+  bwrap: "/opt/rebench/bin/bwrap",
 } as const;
 
 export const IN_SANDBOX = {

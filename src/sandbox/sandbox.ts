@@ -152,6 +152,13 @@ export interface Sandbox {
    * Processes the grader runs as the agent (`REBENCH_AS_AGENT`) are not stopped.
    */
   pauseAgent(): Promise<AgentPause>;
+  /**
+   * CPU seconds used so far by every process of the sandbox together (the agent's, the grader's, as-agent
+   * calls), user and system, from the sandbox's cgroup or the engine's statistics; read-only. Undefined where
+   * the backend cannot tell (a local sandbox without cgroups). Scoring subtracts it from the machine's busy
+   * time to see what other work used (src/core/contention.ts).
+   */
+  cpuSeconds(): Promise<number | undefined>;
   /** Kill everything still running and remove the sandbox. Idempotent. */
   destroy(): Promise<void>;
 }

@@ -5,11 +5,14 @@
  * (a fresh directory per call that only the grader user can write). Its stdout is never parsed: every way a
  * grader can fail (no file, a malformed file, a non-zero exit, a crash, the time limit) is an `error` or
  * `timedOut` outcome, never a score. The protocol is spelled out in `src/environments/contract.ts`.
+ * Every entry records in `details.contention` how much other work used the machine during the grader's run
+ * (contention-watch.ts); a timing-sensitive variant's entry taken on a busy machine is flagged there.
  */
 import { randomBytes } from "node:crypto";
 import { type GraderResult, GraderResult as GraderResultSchema, formatIssues, type TaskId, type Variant } from "../core/index.js";
 import type { ExecResult, Sandbox } from "../sandbox/sandbox.js";
 import { shellJoin } from "../core/index.js";
+import { watchContention } from "./contention-watch.js";
 
 /** The largest result file rebench reads; a larger one is an `error` outcome. */
 export const MAX_RESULT_BYTES = 1024 * 1024;
@@ -28,6 +31,10 @@ export interface GraderCall {
    * watch or time the call). Default false.
    */
   pauseAgent?: boolean;
+  /** The variant's `scoring.timingSensitive`: flag the entry when other work shared the machine. Default false. */
+  timingSensitive?: boolean;
+  /** Mean CPUs of other work above which such an entry is flagged; default CONTENTION_THRESHOLD_CPUS. */
+  contentionThresholdCpus?: number;
   signal?: AbortSignal;
 }
 
@@ -55,6 +62,10 @@ export async function runGrader(sandbox: Sandbox, call: GraderCall): Promise<Gra
   }
   const paused = call.pauseAgent ? await sandbox.pauseAgent() : undefined;
   try {
+    const watch = await watchContention(sandbox, {
+      timingSensitive: call.timingSensitive ?? false,
+      ...(call.contentionThresholdCpus === undefined ? {} : { thresholdCpus: call.contentionThresholdCpus }),
+    });
     const run = await sandbox.exec(shellJoin(call.command), {
       user: "grader",
       cwd: sandbox.paths.protected,
@@ -69,18 +80,20 @@ export async function runGrader(sandbox: Sandbox, call: GraderCall): Promise<Gra
       maxOutputBytes: 256 * 1024,
       ...(call.signal ? { signal: call.signal } : {}),
     });
+    const contention = await watch.stop();
+    const measured = contention === undefined ? {} : { contention };
     const info = processInfo(run);
     if (run.timedOut) {
-      return { outcome: { kind: "timedOut", afterSeconds: call.timeoutSeconds }, message: {}, details: { rebench: info } };
+      return { outcome: { kind: "timedOut", afterSeconds: call.timeoutSeconds }, message: {}, details: { rebench: info, ...measured } };
     }
-    if (call.signal?.aborted) return failed("scoring was cancelled", info);
+    if (call.signal?.aborted) return failed("scoring was cancelled", info, measured);
     const written = await readResult(sandbox, resultPath);
     if (run.exitCode !== 0) {
       const how = run.exitCode === null ? `was killed by ${run.signal ?? "a signal"}` : `exited with code ${run.exitCode}`;
-      return failed(`the grader ${how}`, { ...info, result: written.kind === "ok" ? written.result : written.problem });
+      return failed(`the grader ${how}`, { ...info, result: written.kind === "ok" ? written.result : written.problem }, measured);
     }
-    if (written.kind === "problem") return failed(written.problem, info);
-    return { ...written.result, details: { ...written.result.details, rebench: info } };
+    if (written.kind === "problem") return failed(written.problem, info, measured);
+    return { ...written.result, details: { ...written.result.details, rebench: info, ...measured } };
   } finally {
     await sandbox.exec(`rm -rf -- ${shellJoin([resultDir])}`, { user: "grader", cwd: sandbox.paths.protected, timeoutMs: 30_000 });
     await paused?.release();
@@ -112,8 +125,8 @@ async function readResult(sandbox: Sandbox, resultPath: string): Promise<Written
   return { kind: "ok", result: parsed.data };
 }
 
-function failed(message: string, info?: unknown): GraderResult {
-  return { outcome: { kind: "error", message }, message: {}, details: info === undefined ? {} : { rebench: info } };
+function failed(message: string, info?: unknown, measured: Record<string, unknown> = {}): GraderResult {
+  return { outcome: { kind: "error", message }, message: {}, details: { ...(info === undefined ? {} : { rebench: info }), ...measured } };
 }
 
 function processInfo(run: ExecResult): GraderProcessInfo {

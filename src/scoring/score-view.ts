@@ -2,9 +2,10 @@
  * @module
  * What the agent sees of a score-log entry. The score value is omitted for `hidden_score` and for
  * environments whose score is hidden (`visibleToAgent: false`); as a safety net, any number in a hidden
- * entry's `message` equal to the score value is blanked too. `details` are never shown.
+ * entry's `message` equal to the score value is blanked too. `details` are never shown, except as a `notice`
+ * when the entry was flagged as taken under contention (a timing-sensitive variant on a busy machine).
  */
-import type { Manifest, ScoreLogEntry, ScoreView, TaskId } from "../core/index.js";
+import { contentionNote, contentionOf, type Manifest, type ScoreLogEntry, type ScoreView, type TaskId } from "../core/index.js";
 
 export type { ScoreView };
 
@@ -38,6 +39,8 @@ export function scoreView(entry: ScoreLogEntry, visible: boolean): ScoreView {
       view.reason = outcome.message;
       break;
   }
+  const contention = contentionOf(entry);
+  if (contention?.flagged) view.notice = contentionNote(contention);
   return view;
 }
 

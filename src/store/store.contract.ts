@@ -26,7 +26,7 @@ const entry = (value: number | null, elapsedSeconds: number) => ({
   details: { secret: "only stored" },
 });
 
-/** A run as a store of schema 1 held it: its summary has no `job` (tests of the migration to schema 2). */
+/** A run as a store of schema 1 or 2 held it: its summary has no `job` (tests of the migration to schema 3). */
 export function schemaOneRun() {
   const ts = "2026-11-01T10:00:00.000Z";
   const spec = { ...sampleSpec, config: {} };
@@ -129,8 +129,76 @@ export function runStoreContract(name: string, open: () => Promise<RunStore>): v
       const next = await target.append(run.id, { type: "note", message: "after the copy" });
       expect(next.stored.seq).toBe(4);
       await expect(target.importEvents("r00000000nope", first)).rejects.toThrow(/imported as run r00000000nope/);
+      // The imported run's sortable columns are written as an append writes them.
+      const other = await target.createRun(sampleSpec);
+      await target.append(other.id, { type: "score_logged", trigger: "action", entry: entry(1.0, 10) });
+      expect((await target.pageRuns({ sort: "raw", descending: true })).runs.map((r) => r.id)).toEqual([run.id, other.id]);
       await source.close();
       await target.close();
+    });
+
+    test("pageRuns() filters by score range, sorts by any column with missing values last, and counts every page", async () => {
+      const store = await open();
+      const finished = async (alias: string, raw: number, normalized: number | null) => {
+        const run = await store.createRun({ ...sampleSpec, participant: { kind: "agent", alias } });
+        await store.append(run.id, { type: "time_reported", wallSeconds: raw * 10, workingSeconds: raw * 10, pausedSeconds: 0 });
+        await store.append(run.id, { type: "run_finished", stopReason: "submitted", finalRaw: raw, normalized });
+        return run.id;
+      };
+      const low = await finished("b-model", 1.9, 0.1);
+      const high = await finished("a-model", 1.1, 0.9);
+      const none = await finished("c-model", 3, null);
+      const queued = (await store.createRun({ ...sampleSpec, environment: "scaling_law", aggregation: "last", direction: "max" })).id;
+      const ids = (page: { runs: { id: string }[] }) => page.runs.map((r) => r.id);
+      expect(ids(await store.pageRuns({ sort: "normalized" }))).toEqual([low, high, none, queued]);
+      expect(ids(await store.pageRuns({ sort: "normalized", descending: true }))).toEqual([high, low, none, queued]);
+      expect(ids(await store.pageRuns({ sort: "participant" }))).toEqual([high, low, none, queued]);
+      expect(ids(await store.pageRuns({ sort: "working", descending: true }))).toEqual([none, low, high, queued]);
+      expect(ids(await store.pageRuns({ sort: "raw" }))).toEqual([high, low, none, queued]);
+      const page = await store.pageRuns({ sort: "normalized", descending: true, offset: 1, limit: 2 });
+      expect(page.total).toBe(4);
+      expect(ids(page)).toEqual([low, none]);
+      const ranged = await store.pageRuns({ minScore: 0.5 });
+      expect([ranged.total, ...ids(ranged)]).toEqual([1, high]);
+      expect(ids(await store.pageRuns({ maxScore: 0.5, states: ["finished"] }))).toEqual([low]);
+      expect((await store.pageRuns({ environment: "scaling_law" })).total).toBe(1);
+      expect(await store.runFacets()).toEqual({
+        environments: ["optimize_kernel", "scaling_law"],
+        variants: ["mini"],
+        participants: ["a-model", "b-model", "c-model", "test-model"],
+        states: ["finished", "queued"],
+      });
+      await store.close();
+    });
+
+    test("events() pages with limit, and searchEvents() finds text as written, ignoring case", async () => {
+      const store = await open();
+      const run = await store.createRun(sampleSpec);
+      for (let i = 0; i < 5; i++) await store.append(run.id, { type: "note", message: i === 3 ? 'Two lines\nwith "quotes" <b>' : `note ${i}` });
+      expect((await store.events(run.id, { afterSeq: 1, limit: 2 })).map((e) => e.seq)).toEqual([2, 3]);
+      expect(await store.searchEvents(run.id, 'lines\nWITH "quotes" <B>')).toEqual([5]);
+      expect(await store.searchEvents(run.id, "note")).toEqual([2, 3, 4, 6]);
+      expect(await store.searchEvents(run.id, "note", { limit: 2 })).toEqual([2, 3]);
+      expect(await store.searchEvents(run.id, "absent")).toEqual([]);
+      // Case is ignored for ASCII letters only; other text matches as written.
+      await store.append(run.id, { type: "note", message: "Über naïve" });
+      expect(await store.searchEvents(run.id, "über NAÏVE")).toEqual([]);
+      expect(await store.searchEvents(run.id, "Über NAïVE")).toEqual([7]);
+      // A control character in an event (binary output) does not stop the search.
+      await store.append(run.id, { type: "note", message: "bin\u0000ary \u001b[1m" });
+      expect(await store.searchEvents(run.id, "BIN")).toEqual([8]);
+      expect(await store.searchEvents(run.id, "\u001b[1m")).toEqual([8]);
+      await store.close();
+    });
+
+    test("pageRuns() and runFacets() order text by its bytes, whatever the database's locale", async () => {
+      const store = await open();
+      const lower = await store.createRun({ ...sampleSpec, participant: { kind: "agent", alias: "alpha" } });
+      const upper = await store.createRun({ ...sampleSpec, participant: { kind: "agent", alias: "Zed" } });
+      const dashed = await store.createRun({ ...sampleSpec, participant: { kind: "agent", alias: "a-z" } });
+      expect((await store.pageRuns({ sort: "participant" })).runs.map((r) => r.id)).toEqual([upper.id, dashed.id, lower.id]);
+      expect((await store.runFacets()).participants).toEqual(["Zed", "a-z", "alpha"]);
+      await store.close();
     });
 
     test("getRun() of an unknown id says so and how to list runs", async () => {

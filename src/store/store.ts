@@ -33,6 +33,42 @@ export interface EventQuery {
   /** Only events with seq greater than this. */
   afterSeq?: number;
   types?: readonly RunEventType[];
+  /** At most this many events (the first ones after `afterSeq`); default all. */
+  limit?: number;
+}
+
+/** The columns a page of runs can be sorted by. */
+export const RUN_SORT_KEYS = ["created", "updated", "environment", "variant", "participant", "state", "working", "scores", "raw", "normalized"] as const;
+export type RunSortKey = (typeof RUN_SORT_KEYS)[number];
+
+/** One page of runs (the viewer's runs list): RunFilter's filters, a score range, a sort and a window. */
+export interface RunPageQuery extends Omit<RunFilter, "limit"> {
+  /** Only runs whose normalized score is at least this (runs without one are left out). */
+  minScore?: number;
+  /** Only runs whose normalized score is at most this (runs without one are left out). */
+  maxScore?: number;
+  /** Default `created`. */
+  sort?: RunSortKey;
+  /** Default false (ascending); runs without a value sort last either way, and ties stay in creation order. */
+  descending?: boolean;
+  /** Runs to skip; default 0. */
+  offset?: number;
+  /** Runs on the page; default 50. */
+  limit?: number;
+}
+
+export interface RunPage {
+  /** Runs that match the filters, on every page. */
+  total: number;
+  runs: RunSummary[];
+}
+
+/** The distinct values the runs' filters can take, for the viewer's filter menus. */
+export interface RunFacets {
+  environments: string[];
+  variants: string[];
+  participants: string[];
+  states: string[];
 }
 
 export interface AppendResult {
@@ -59,6 +95,14 @@ export interface RunStore {
   /** Runs in creation order (oldest first), or newest first when `limit` is set. */
   listRuns(filter?: RunFilter): Promise<RunSummary[]>;
   events(runId: RunId, query?: EventQuery): Promise<StoredEvent[]>;
+  /** One page of runs, sorted and filtered in the store (so 10,000 runs cost one page of work). */
+  pageRuns(query?: RunPageQuery): Promise<RunPage>;
+  runFacets(): Promise<RunFacets>;
+  /**
+   * The seqs of the run's events with a string value (not a key, nor the type or timestamp) that contains
+   * `text`, ignoring ASCII case, first ones first, at most `limit` (default 1000).
+   */
+  searchEvents(runId: RunId, text: string, options?: { limit?: number }): Promise<number[]>;
   /** The run's score log, in order. */
   scoreLog(runId: RunId): Promise<ScoreLogEntry[]>;
   close(): Promise<void>;

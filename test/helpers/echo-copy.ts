@@ -14,18 +14,23 @@ import { ECHO_DIR } from "./echo-env.js";
 
 export const FIXTURES_DIR = path.resolve(ECHO_DIR, "..");
 
+export interface EchoCopyOptions {
+  /** The copy's scores depend on timing (`scoring.timingSensitive`); default false. */
+  timingSensitive?: boolean;
+}
+
 /** Copy test/fixtures/env-echo to `root/name`, let `edit` change the copy, then define and register the family. */
-export function echoCopy(root: string, name: string, edit: (dir: string) => void = () => undefined): EnvironmentFamily {
+export function echoCopy(root: string, name: string, edit: (dir: string) => void = () => undefined, options: EchoCopyOptions = {}): EnvironmentFamily {
   const dir = path.join(root, name);
   cpSync(ECHO_DIR, dir, { recursive: true });
   rmSync(path.join(dir, "calibration.json"), { force: true });
   edit(dir);
-  return defineEchoCopy(dir, name);
+  return defineEchoCopy(dir, name, options);
 }
 
 /** Define (again) and register the echo family of a copied folder: it reads the folder's calibration.json now. */
-export function defineEchoCopy(dir: string, name: string): EnvironmentFamily {
-  const family = defineEchoEnvironment({ name, moduleUrl: pathToFileURL(path.join(dir, "family.ts")).href });
+export function defineEchoCopy(dir: string, name: string, options: EchoCopyOptions = {}): EnvironmentFamily {
+  const family = defineEchoEnvironment({ name, moduleUrl: pathToFileURL(path.join(dir, "family.ts")).href, ...options });
   registerExtraEnvironment(family);
   return family;
 }

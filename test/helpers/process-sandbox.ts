@@ -172,6 +172,11 @@ class ProcessSandbox implements Sandbox {
     throw new UnavailableError("the test-only process backend cannot pause the agent's processes (use the local backend)");
   }
 
+  /** Not measured: the test-only backend's processes are the host's own. */
+  async cpuSeconds(): Promise<number | undefined> {
+    return undefined;
+  }
+
   /** Kill every process group a previous orchestrator left behind (after a restart). */
   async killRecorded(): Promise<void> {
     const pids = await readdir(this.pidDir).catch(() => [] as string[]);

@@ -89,6 +89,7 @@ export class ClockedBackend implements SandboxBackend {
       readFile: (file, o) => s.readFile(file, o),
       writeFile: (file, data, o) => s.writeFile(file, data, o),
       pauseAgent: () => s.pauseAgent(),
+      cpuSeconds: () => s.cpuSeconds(),
       destroy: () => s.destroy(),
     };
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The gpu variant's calibration and floor on a machine of several GPUs, in one go, inside a time budget:
 #   environments/fix_embedding/bench/device_run.sh OUTDIR [RUNS] [SECONDS] [COMMIT]
-# $REBENCH_HOME/assets must hold a built tokens-gpt2 (copied from a machine that built it: it is kept as
+# $REBENCH_HOME/assets must hold a built tokens-gpt2-keyed (copied from a machine that built it: it is kept as
 # built there). On the last GPU: the asset builder builds gpu-small (the runs need it) and gpu-large, then
 # bench/floor.py trains gpu-large on at a constant rate until the budget is nearly spent. On GPUs
 # 0..RUNS-1 at the same time: one bench/gpu_calibrate.py run each (set-up with its own pretraining, start

@@ -7,8 +7,9 @@ The lent GPU machine has no Node (rebench cannot run there) and rebench's sandbo
 through yet, so this script makes the steps of a calibration run itself, as root, with no sandbox:
 
 1. lays out a protected directory (``grader/``, the profile's assets linked under ``assets/<name>`` from
-   ASSETS_DIR, a store such as ``$REBENCH_HOME/assets``) and a workspace (a copy of ``workspace/``), as
-   rebench stages them;
+   ASSETS_DIR, a store such as ``$REBENCH_HOME/assets``, and the environment secret
+   ``.rebench/secret.json``, derived from the installation key as rebench derives it for
+   ``fix_embedding``/``--variant``) and a workspace (a copy of ``workspace/``), as rebench stages them;
 2. runs the set-up (``grader/setup.py``'s ``setup``: for ``gpu`` it pretrains the large model there, then
    permutes its embedding under a seed from ``os.urandom`` that this script never reads);
 3. takes the starting score with the grader (``grader/score.py`` as a process with the REBENCH_* variables
@@ -94,6 +95,13 @@ class Run:
         shutil.copytree(ENV_DIR / "grader", self.protected / "grader", ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(ENV_DIR / "workspace", self.workspace, ignore=shutil.ignore_patterns("__pycache__"))
         (self.protected / "assets").mkdir()
+        from rebench_env.secrets import derived_secret
+
+        variant = self.args.profile if self.args.profile in ("mini", "gpu", "paper") else "mini"  # tiny: the tests' mini
+        secret = derived_secret(f"environment/fix_embedding/{variant}")  # what rebench writes (src/runs/materialize.ts)
+        (self.protected / ".rebench").mkdir(mode=0o700)
+        (self.protected / ".rebench" / "secret.json").write_text(json.dumps({"environment": "fix_embedding", "variant": variant, "secret": secret}) + "\n")
+        os.chmod(self.protected / ".rebench" / "secret.json", 0o600)
         for source in (profile.tokens, profile.small, profile.large):
             if "asset" in source:  # a link: the set-up's rmtree of assets/ removes the link, not the store's copy
                 (self.protected / "assets" / source["asset"]).symlink_to(self.args.assets.resolve() / source["asset"])

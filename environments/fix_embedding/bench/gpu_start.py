@@ -3,10 +3,10 @@ the corrupted model's losses on the grader's windows.
 
     PYTHONPATH=python python3 environments/fix_embedding/bench/gpu_start.py --tokens TOKENS_DIR --out OUT_DIR
 
-TOKENS_DIR is a built ``tokens-gpt2`` asset (train.bin, val.bin, test.bin, meta.json). The pretraining is
+TOKENS_DIR is a built ``tokens-gpt2-keyed`` asset (train.bin, val.bin, test.bin, meta.json). The pretraining is
 ``grader/setup.py``'s own code path (``model_checkpoint({"pretrain": "gpu-large"})``: the catalog's
 ``gpu-large`` size, trained with ``rebench_env.train``); the losses are ``grader/score.py``'s (strict load
-into the fixed architecture, the profile's windows). Writes ``result.json`` and ``losses.json`` (the
+into the fixed architecture, the profile's window shape under seeds drawn here from ``os.urandom``). Writes ``result.json`` and ``losses.json`` (the
 pretraining curve, from which README's floor is fitted) to OUT_DIR and prints a table. ``--pretrain tiny
 --profile tiny`` tries the script on a CPU in seconds.
 
@@ -39,12 +39,15 @@ def load(name: str, path: Path):
     return module
 
 
+SEEDS = {split: int.from_bytes(os.urandom(8), "little") >> 1 for split in ("val", "train")}  # the same windows for every model
+
+
 def losses_of(checkpoint: dict, tokens: Path, ev: dict, score) -> dict[str, float]:
     from rebench_env.gpt import GPT, GPTConfig
 
     model = GPT(GPTConfig.from_dict(checkpoint["config"]))
     score.load_strict(model, checkpoint)
-    return score.evaluate(model.to(ev["device"]).eval(), tokens, ev, model.config.block_size)
+    return score.evaluate(model.to(ev["device"]).eval(), tokens, ev, model.config.block_size, SEEDS)
 
 
 def main() -> int:

@@ -8,7 +8,9 @@ The protected directory holds ``grader/`` and the profile's assets under ``asset
 rebench, readable by the grader and root only). This script:
 
 1. gets the large model (a built asset, a model pretrained here with a catalog size, or a Hugging Face
-   model for ``paper``) and the small correct one;
+   model for ``paper``) and the small correct one; a model pretrained here is seeded (initialization and
+   data order) from ``os.urandom``, never from the catalog's public recipe, and the seeds are not kept, so
+   nobody can train the same weights again from ``data/train.bin`` and the recipe;
 2. draws a seed from ``os.urandom`` and permutes the rows of the large model's token embedding with
    ``torch.randperm`` under that seed (the embedding is tied to the output head, so both change), as
    upstream's ``save_models.py`` did with its fixed seed;
@@ -17,6 +19,10 @@ rebench, readable by the grader and root only). This script:
    and ``state/grading.json`` (fixed architecture, floor, evaluation) for the grader; keeps the seed in
    ``state/permutation_seed.json``, readable by root alone;
 4. deletes the staged assets: the unpermuted weights exist nowhere in the sandbox afterwards.
+
+The grader's evaluation windows come from the run's environment secret (``.rebench/secret.json``, written
+by rebench); the set-up checks that it is there, so that a run without it fails to start rather than at
+its first score.
 
 Canary 3ee46a69-d686-429f-ab44-10670a28e35b: rebench environment file; keep out of training data.
 """
@@ -33,6 +39,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
+
+from rebench_env.secrets import environment_secret
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from profiles import Profile, load_profile  # noqa: E402
@@ -72,11 +80,12 @@ def model_checkpoint(source: dict[str, Any], assets: Path, tokens_dir: Path, scr
         return torch.load(assets / source["asset"] / "model.pt", map_location="cpu", weights_only=True)
     if "pretrain" in source:
         from rebench_env.assets.catalog import ASSETS
-        from rebench_env.assets.model_builder import build_model
+        from rebench_env.assets.model_builder import build_model, with_secret_seeds
 
         out = scratch / source["pretrain"]
         out.mkdir(parents=True)
-        summary = build_model(ASSETS[source["pretrain"]].spec, tokens_dir, out, lambda line: print(f"[pretrain] {line}", file=sys.stderr, flush=True))
+        spec = with_secret_seeds(ASSETS[source["pretrain"]].spec, os.urandom(32).hex())  # a secret of this run alone
+        summary = build_model(spec, tokens_dir, out, lambda line: print(f"[pretrain] {line}", file=sys.stderr, flush=True))
         (scratch / "pretrain.json").write_text(json.dumps(summary, indent=1) + "\n")
         return torch.load(out / "model.pt", map_location="cpu", weights_only=True)
     if "hf" in source:
@@ -112,6 +121,7 @@ def save(checkpoint: dict[str, Any], path: Path) -> None:
 
 def setup(profile: Profile, protected: Path, workspace: Path, seed: int | None = None) -> dict[str, Any]:
     """Prepare the workspace and the grader's state; returns what was done (no secrets)."""
+    environment_secret(protected)  # raises when rebench did not write it: the grader would have no windows
     assets = protected / "assets"
     state, data = protected / STATE, protected / DATA
     state.mkdir(exist_ok=True)

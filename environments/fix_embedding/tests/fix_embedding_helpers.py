@@ -24,6 +24,16 @@ GRADER_DIR = ENV_DIR / "grader"
 TINY_ASSETS = ["tokens-bpe512-tiny", "tiny-small", "tiny"]
 
 
+def write_environment_secret(protected: Path, secret: str | None = None) -> str:
+    """``.rebench/secret.json`` as rebench writes it into every run's protected directory; returns the secret."""
+    secret = secret or os.urandom(32).hex()
+    folder = protected / ".rebench"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    (folder / "secret.json").write_text(json.dumps({"environment": "fix_embedding", "variant": "mini", "secret": secret}) + "\n")
+    os.chmod(folder / "secret.json", 0o600)
+    return secret
+
+
 def build_tiny_assets(home: Path) -> Path:
     from rebench_env.assets.build import BuildOptions, build
 
@@ -48,9 +58,10 @@ env_score = load("fix_embedding_score", GRADER_DIR / "score.py")
 class Sandbox:
     """A protected directory and a workspace laid out as rebench lays them out, then set up."""
 
-    def __init__(self, root: Path, assets_home: Path, profile: str = "tiny", seed: int | None = None) -> None:
+    def __init__(self, root: Path, assets_home: Path, profile: str = "tiny", seed: int | None = None, secret: str | None = None) -> None:
         self.protected = root / "protected"
         self.workspace = root / "workspace"
+        self.secret = write_environment_secret(self.protected, secret)
         shutil.copytree(GRADER_DIR, self.protected / "grader", ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(ENV_DIR / "workspace", self.workspace)
         for name in TINY_ASSETS:

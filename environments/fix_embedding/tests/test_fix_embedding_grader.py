@@ -5,6 +5,7 @@ Canary 3ee46a69-d686-429f-ab44-10670a28e35b: rebench environment file; keep out 
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import pickle
@@ -162,3 +163,38 @@ def test_without_the_set_up_the_grader_reports_an_error(tmp_path):
 
     outcome, _, _ = env_score.score(tmp_path, tmp_path, False)
     assert outcome["kind"] == "error" and "set-up did not run" in outcome["message"]
+
+
+def test_the_evaluation_windows_come_from_the_environment_secret_not_a_public_seed(sandbox, assets_home):
+    from fix_embedding_helpers import env_score, write_environment_secret
+
+    from rebench_env.secrets import seed_from
+    from rebench_env.tokens import read_tokens
+    from rebench_env.train import evaluate_loss
+
+    started(sandbox)
+    save(sandbox, original(assets_home))
+    seeds = env_score.eval_seeds(sandbox.protected)
+    assert seeds == {"val": seed_from(sandbox.secret, "eval"), "train": seed_from(sandbox.secret, "eval/train")}
+    assert 1337 not in seeds.values()
+    first = sandbox.score()
+    # the loss is the one on the secret's windows, and the windows of upstream's public seed give another
+    model = GPT(GPTConfig.from_dict(original(assets_home)["config"]))
+    model.load_state_dict({k: v for k, v in original(assets_home).items() if k != "config"})
+    val = read_tokens(sandbox.protected / "data" / "val.bin")
+    ev = json.loads((sandbox.protected / "state" / "grading.json").read_text())["eval"]
+    assert "seed" not in ev
+    on = lambda seed: evaluate_loss(model, val, ev["batches"], ev["batch_size"], model.config.block_size, seed)  # noqa: E731
+    assert first["details"]["losses"]["val"] == pytest.approx(on(seeds["val"]), abs=1e-6)
+    assert on(1337) != pytest.approx(on(seeds["val"]), abs=1e-6)
+    # another secret (another installation) scores the same weights on other windows
+    write_environment_secret(sandbox.protected, "ab" * 32)
+    assert sandbox.score()["details"]["losses"]["val"] != pytest.approx(first["details"]["losses"]["val"], abs=1e-6)
+
+
+def test_without_the_environment_secret_the_grader_reports_an_error(sandbox, assets_home):
+    started(sandbox)
+    save(sandbox, original(assets_home))
+    (sandbox.protected / ".rebench" / "secret.json").unlink()
+    result = sandbox.score()
+    assert result["outcome"]["kind"] == "error" and "no environment secret" in result["outcome"]["message"]

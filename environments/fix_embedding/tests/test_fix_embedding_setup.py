@@ -67,3 +67,57 @@ def test_two_set_ups_draw_different_seeds(tmp_path, assets_home):
     wa = torch.load(a.workspace / "large_model.pth", weights_only=True)["transformer.wte.weight"]
     wb = torch.load(b.workspace / "large_model.pth", weights_only=True)["transformer.wte.weight"]
     assert not torch.equal(wa, wb)
+
+
+def test_a_set_up_without_the_environment_secret_fails_before_handing_anything_out(tmp_path, assets_home):
+    import pytest
+
+    from fix_embedding_helpers import Sandbox
+
+    class NoSecret(Sandbox):
+        def __init__(self, *args, **kwargs):
+            import fix_embedding_helpers
+
+            real = fix_embedding_helpers.write_environment_secret
+            fix_embedding_helpers.write_environment_secret = lambda protected, secret=None: "none"
+            try:
+                super().__init__(*args, **kwargs)
+            finally:
+                fix_embedding_helpers.write_environment_secret = real
+
+    with pytest.raises(RuntimeError, match="no environment secret"):
+        NoSecret(tmp_path, assets_home)
+    assert not (tmp_path / "workspace" / "large_model.pth").exists()
+
+
+def test_a_model_pretrained_at_set_up_gets_seeds_of_its_own_every_run(tmp_path, assets_home):
+    # gpu's path (large: {"pretrain": "gpu-large"}) on the tiny size: every set-up pretrains other weights,
+    # and none are the catalog recipe's public seeds' nor the installation key's asset
+    import dataclasses
+
+    from rebench_env.assets.catalog import ASSETS
+    from rebench_env.assets.model_builder import build_model
+
+    profile = dataclasses.replace(env_setup.load_profile(env_setup.Path(env_setup.__file__).parent / "profiles.json", "tiny"), large={"pretrain": "tiny"})
+    tokens = require_asset("tokens-bpe512-tiny", assets_home)
+    runs = []
+    for name in ("a", "b"):
+        protected, workspace = tmp_path / name / "protected", tmp_path / name / "workspace"
+        workspace.mkdir(parents=True)
+        from fix_embedding_helpers import write_environment_secret
+
+        write_environment_secret(protected)
+        (protected / "assets").mkdir(parents=True)
+        for asset in ("tokens-bpe512-tiny", "tiny-small"):
+            (protected / "assets" / asset).symlink_to(require_asset(asset, assets_home))
+        report = env_setup.setup(profile, protected, workspace)
+        assert report["pretrained"]["parameters"] > 0
+        runs.append(torch.load(protected / "state" / "corrupted_model.pth", weights_only=True))
+    public = dataclasses.replace(ASSETS["tiny"].spec, seed_label=None)  # init_seed 0, batches 1337: the recipe as printed
+    build_model(public, tokens, tmp_path, print)
+    recipe = torch.load(tmp_path / "model.pt", weights_only=True)
+    keyed = torch.load(require_asset("tiny", assets_home) / "model.pt", weights_only=True)
+    key = "transformer.h.0.attn.c_attn.weight"  # not the embedding: the set-up permuted that
+    assert not torch.equal(runs[0][key], runs[1][key])
+    for other in (recipe, keyed):
+        assert not any(torch.equal(run[key], other[key]) for run in runs)

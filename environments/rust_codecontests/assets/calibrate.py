@@ -54,7 +54,8 @@ def score_once(workspace: Path, protected: Path, variant: str, module: Path) -> 
     result = protected.parent / "result.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("REBENCH_")}
     env.update({"REBENCH_RESULT": str(result), "REBENCH_WORKSPACE": str(workspace), "REBENCH_PROTECTED": str(protected),
-                "REBENCH_TASK": "main", "REBENCH_VARIANT": variant, "PYTHONPATH": str(REPO / "python")})
+                "REBENCH_TASK": "main", "REBENCH_VARIANT": variant, "PYTHONPATH": str(REPO / "python"),
+                "REBENCH_AS_AGENT_UNSANDBOXED": "1"})  # no sandbox: the grader's jails run as the current user
     started = time.time()
     subprocess.run([sys.executable, str(protected / "grader" / "rcc_grade.py"), "--module", str(module)],
                    cwd=protected, env=env, check=True)

@@ -5,10 +5,15 @@ Canary e8df3d4b-325b-49c6-a0a8-c490eee4a85f: rebench environment file; keep it o
 Runs as the grader user from the protected dir. Steps:
  1. load the hidden split; its generated tests are drawn anew from a fresh seed (the compiled references are the
     oracle) when a program first reaches them, so tests fished out in an earlier call are worthless;
- 2. start a private model service for this call: fresh API key, fresh sampling seed, the variant's credit budget;
- 3. run the agent's module in its own process as the agent user ($REBENCH_AS_AGENT), which receives the
-    problems without hidden tests or solutions over stdin and answers over stdout;
- 4. compile and test every returned program, also as the agent user, comparing outputs in this process;
+ 2. start a private model service for this call: fresh API key, fresh sampling seed, the variant's credit budget,
+    on a unix socket in a directory of the grader's (not on the sandbox's loopback, which the agent's processes
+    reach);
+ 3. run the agent's module as the agent user in the sandbox's one-shot jail (rebench_env.agent_call.run_as_agent
+    with a Jail: own network and process namespaces, everything read-only, nothing outlives it, the agent's
+    other processes frozen): it receives the problems without hidden tests or solutions over stdin, reaches the
+    model on a port of the jail's own loopback forwarded to the socket, and answers over stdout;
+ 4. compile and test every returned program, each in a jailed call of its own whose only writable place is the
+    grader's scratch dir (deleted at the end), comparing outputs in this process;
  5. write the GraderResult: score = fraction solved; message {n_problems, n_successes, standard_error}
     (only n_problems for the hidden_score task); details per problem, usage and timings.
 
@@ -26,49 +31,84 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import rcc_confine  # noqa: E402
 import rcc_problems as rp  # noqa: E402
 import rust_codecontests_utils as rcu  # noqa: E402
-from rcc_model_service import KeySpec, ModelService, load_tables, start_server  # noqa: E402
+from rcc_model_service import KeySpec, ModelService, load_tables, start_server, stop_server  # noqa: E402
 from rcc_variants import VARIANTS, VariantConfig  # noqa: E402
 
 try:
+    from rebench_env.agent_call import Jail, run_as_agent
     from rebench_env.result import outcome_invalid, outcome_scored, write_result
 except ImportError:  # the grader also runs from a bare checkout
     sys.path.insert(0, str(HERE.parents[2] / "python"))
+    from rebench_env.agent_call import Jail, run_as_agent
     from rebench_env.result import outcome_invalid, outcome_scored, write_result
 
 RUNNER_SOURCE = (HERE / "rcc_module_runner.py").read_text()
 RUNNER_SLACK_S = 60.0
-KEEP_ENV = ("PATH", "LANG", "LC_ALL", "HOME", "REBENCH_RUSTC", "TMPDIR", "VIRTUAL_ENV")
+MODEL_PORT = 8000
+"""The module's model endpoint: this port of the jail's own loopback, forwarded to the call's unix socket."""
+MODEL_SOCKET_IN_JAIL = "/run/rcc/model.sock"
 
 
-def agent_prefix(timeout: float, cwd: str | None = None) -> list[str]:
-    """argv prefix that runs a command as the agent user; empty when no sandbox provides one."""
-    as_agent = os.environ.get("REBENCH_AS_AGENT")
-    if not as_agent:
-        return []
-    return [as_agent, "--timeout", f"{timeout:g}", *(["--cwd", cwd] if cwd else []), "--"]
+class AgentCallFailed(RuntimeError):
+    """A jailed call could not be run at all (the sandbox refused it): the scoring call ends as an error."""
 
 
-def agent_runner(report_dir: str, confine: Sequence[str]) -> rcu.Runner:
-    """How compiles and tests run: as the agent user when a sandbox provides $REBENCH_AS_AGENT, each call reporting
-    the command's CPU time to a file in ``report_dir`` (private to the grader); else as plain subprocesses. Either
-    way inside ``confine`` (see rcc_confine)."""
-    def make(limit: float) -> Sequence[str] | rcu.Launch:
-        prefix = agent_prefix(rcu.wall_limit(limit))
-        if not prefix:
-            return tuple(confine)
-        report = os.path.join(report_dir, f"{secrets.token_hex(8)}.json")
-        return rcu.Launch([*prefix[:-1], "--result-file", report, "--", *confine], report)
+@dataclass(frozen=True)
+class CallDir:
+    """The grader's directory for one scoring call, in the system temp dir (so that the sandbox's as-agent broker,
+    in the agent's namespace, finds what it binds into the jails): mode 0711, so the agent user can reach a name
+    inside it but cannot list them. It holds the model service's socket and the programs' scratch dir, both under
+    random names, and is deleted at the end of the call."""
 
-    return make
+    root: str
+    socket: str
+    scratch: str
+
+    @staticmethod
+    def make() -> "CallDir":
+        root = tempfile.mkdtemp(prefix="rcc-call-")
+        os.chmod(root, 0o711)
+        scratch = os.path.join(root, secrets.token_hex(8))
+        os.mkdir(scratch)
+        os.chmod(scratch, 0o711)  # rcu.evaluate makes one 0777 workdir per program inside it
+        return CallDir(root, os.path.join(root, secrets.token_hex(8) + ".sock"), scratch)
+
+    def remove(self) -> None:
+        """Delete it all, also what agent code made in the scratch dir that the grader may not delete (its own
+        0700 dirs): those as the agent, in a jail that may write only there."""
+        shutil.rmtree(self.root, ignore_errors=True)
+        if os.path.isdir(self.scratch):
+            for entry in os.listdir(self.scratch):
+                run_as_agent(["rm", "-rf", "--", os.path.join(self.scratch, entry)], timeout_s=120,
+                             cwd=self.scratch, jail=Jail(writable=[(self.scratch, self.scratch)]))
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+def jailed_runner(scratch: str) -> rcu.Runner:
+    """How compiles and tests run: each command in a jailed call of its own as the agent user, the scratch dir its
+    only writable place. CPU time as the sandbox's as-agent broker measured it (the command is not our child);
+    outside a sandbox (REBENCH_AS_AGENT_UNSANDBOXED=1, tests) none is reported and the wall time stands in."""
+    jail = Jail(writable=[(scratch, scratch)])
+
+    def run(argv: Sequence[str], stdin: bytes, cpu_limit: float, cwd: str) -> rcu.ProcessResult:
+        res = run_as_agent(list(argv), timeout_s=rcu.wall_limit(cpu_limit), cwd=cwd, input=stdin,
+                           tail_bytes=rcu.OUTPUT_CAP_BYTES, jail=jail)
+        if res.error is not None:
+            raise AgentCallFailed(f"could not run {argv[0]} as the agent: {res.error}")
+        cpu = res.cpu_s if res.cpu_s is not None else res.duration_s
+        return rcu.ProcessResult(res.returncode, res.stdout_tail.encode(), res.stderr_tail.encode(), res.duration_s,
+                                 cpu, res.timed_out)
+
+    return run
 
 
 def load_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -87,24 +127,27 @@ def fresh_problems(protected: Path, problems: list[dict[str, Any]], seed: str) -
     return out
 
 
-def run_agent_module(module_path: str, workspace: str, problems: Sequence[Mapping[str, Any]], base_url: str,
-                     api_key: str, config: VariantConfig, seed: str, confine: Sequence[str] = ()) -> dict[str, Any]:
-    """Run the module in its own process as the agent user; returns solutions, errors and the process record."""
+def run_agent_module(module_path: str, workspace: str, problems: Sequence[Mapping[str, Any]], api_key: str,
+                     config: VariantConfig, seed: str, model_socket: str) -> dict[str, Any]:
+    """Run the module in a jailed call as the agent user, its model endpoint the unix socket ``model_socket``
+    (bound into the jail and served on MODEL_PORT of its loopback); returns solutions, errors and the call's
+    record."""
     batches = max(1, math.ceil(len(problems) / config.batch_size))
     timeout = batches * config.max_time_per_batch_s + RUNNER_SLACK_S
     job = {"module_path": module_path, "problems": [rp.strip_for_module(dict(p)) for p in problems],
-           "base_url": base_url, "api_key": api_key, "model": config.model, "batch_size": config.batch_size,
-           "max_time_per_batch": config.max_time_per_batch_s, "max_workers": config.max_workers, "seed": seed}
+           "base_url": f"http://127.0.0.1:{MODEL_PORT}/v1", "api_key": api_key, "model": config.model,
+           "batch_size": config.batch_size, "max_time_per_batch": config.max_time_per_batch_s,
+           "max_workers": config.max_workers, "seed": seed}
     python = os.environ.get("REBENCH_AGENT_PYTHON") or sys.executable
-    env = {k: v for k, v in os.environ.items() if k in KEEP_ENV}
-    env["PYTHONUNBUFFERED"] = "1"
-    argv = [*agent_prefix(timeout, workspace), *confine, python, "-c", RUNNER_SOURCE]
-    res = rcu.run_process(argv, json.dumps(job).encode(), timeout + 10.0, cwd=workspace, env=env,
-                          output_cap=64 << 20)
+    jail = Jail(binds=[(model_socket, MODEL_SOCKET_IN_JAIL)], forwards=[(MODEL_PORT, MODEL_SOCKET_IN_JAIL)])
+    res = run_as_agent([python, "-c", RUNNER_SOURCE], timeout_s=timeout, cwd=workspace,
+                       env={"PYTHONUNBUFFERED": "1"}, input=json.dumps(job).encode(), tail_bytes=64 << 20, jail=jail)
+    if res.error is not None:
+        raise AgentCallFailed(f"could not run the module as the agent: {res.error}")
     solutions: dict[str, str] = {}
     errors: dict[str, str] = {}
     finished = False
-    for line in res.stdout.decode("utf-8", "replace").splitlines():
+    for line in res.stdout_tail.splitlines():
         try:
             item = json.loads(line)
         except ValueError:
@@ -120,8 +163,8 @@ def run_agent_module(module_path: str, workspace: str, problems: Sequence[Mappin
             elif isinstance(item.get("error"), str):
                 errors[name] = item["error"][:2000]
     return {"solutions": solutions, "errors": errors, "finished": finished, "returncode": res.returncode,
-            "timed_out": res.timed_out, "seconds": round(res.seconds, 2),
-            "stderr_tail": res.stderr.decode("utf-8", "replace")[-3000:]}
+            "signal": res.signal, "timed_out": res.timed_out, "seconds": round(res.duration_s, 2),
+            "stderr_tail": res.stderr_tail[-3000:]}
 
 
 def score_summary(n_problems: int, n_successes: int, task: str) -> tuple[float, dict[str, Any]]:
@@ -152,30 +195,22 @@ def grade(config: VariantConfig, protected: Path, workspace: Path, module_path: 
     if config.problems_source == "archive":
         problems = fresh_problems(protected, problems, seed)
     state = Path(tempfile.mkdtemp(prefix="rcc-model-"))
-    # The only place agent code may write (rcc_confine): traversable, not listable, by the agent; deleted below.
-    scratch = tempfile.mkdtemp(prefix="rcc-scratch-", dir=os.environ.get("REBENCH_SCRATCH_DIR") or None)
-    os.chmod(scratch, 0o711)
-    unconfined = rcc_confine.unconfinable(agent_prefix(60.0), str(workspace), scratch)
-    confine = rcc_confine.confine_argv(str(workspace)) if unconfined is None else []
-    confine_programs = rcc_confine.confine_argv(str(workspace), scratch) if unconfined is None else []
+    call_dir = CallDir.make()
     api_key = "sk-rcc-score-" + secrets.token_hex(16)
     service = make_service(api_key, seed, state)
-    server = start_server(service)
     try:
-        base_url = f"http://127.0.0.1:{server.server_port}/v1"
-        run = run_agent_module(module_path, str(workspace), problems, base_url, api_key, config, seed, confine)
-    finally:
-        server.shutdown()
-    generated_at = time.time()
-    reports = tempfile.mkdtemp(prefix="rcc-cpu-")
-    try:
+        server = start_server(service, unix_socket=call_dir.socket)
+        try:
+            run = run_agent_module(module_path, str(workspace), problems, api_key, config, seed, call_dir.socket)
+        finally:
+            stop_server(server)
+        generated_at = time.time()
         evaluations = rcu.evaluate_all(
             [(run["solutions"].get(p["name"]), p) for p in problems],
             max_workers=config.eval_workers or os.cpu_count() or 1,
-            runner=agent_runner(reports, confine_programs), scratch_dir=scratch)
+            runner=jailed_runner(call_dir.scratch), scratch_dir=call_dir.scratch)
     finally:
-        shutil.rmtree(reports, ignore_errors=True)
-        rcc_confine.remove_tree(scratch, agent_prefix(120.0))
+        call_dir.remove()
     usage = {"spent_usd": round(service.spent.get(api_key, 0.0), 6), "budget_usd": config.scoring_budget_usd,
              **_usage_totals(service.usage_path)}
     shutil.rmtree(state, ignore_errors=True)
@@ -189,8 +224,7 @@ def grade(config: VariantConfig, protected: Path, workspace: Path, module_path: 
     score, message = score_summary(len(problems), n_successes, task)
     details = {"variant": config.name, "seed": seed, "score": score, "n_successes": n_successes,
                "problems": per_problem, "usage": usage,
-               "runner": {k: run[k] for k in ("finished", "returncode", "timed_out", "seconds", "stderr_tail")},
-               "confined": unconfined is None, **({"unconfined_because": unconfined} if unconfined else {}),
+               "runner": {k: run[k] for k in ("finished", "returncode", "signal", "timed_out", "seconds", "stderr_tail")},
                "seconds": {"generate": round(generated_at - started, 2), "evaluate": round(time.time() - generated_at, 2)}}
     import_errors = [e for e in run["errors"].values() if e.startswith("could not import the module")]
     if problems and len(import_errors) == len(problems):

@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import random
+import socketserver
 import sys
 import threading
 import time
@@ -202,6 +203,9 @@ def make_handler(service: ModelService) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: Any) -> None:  # quiet: usage goes to the usage log
             pass
 
+        def address_string(self) -> str:  # over a unix socket the client address is a string, often empty
+            return str(self.client_address[0]) if isinstance(self.client_address, tuple) else "unix"
+
         def _send(self, status: int, payload: Mapping[str, Any]) -> None:
             data = json.dumps(payload).encode()
             self.send_response(status)
@@ -246,12 +250,37 @@ def make_handler(service: ModelService) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def start_server(service: ModelService, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
-    """Serve in a background thread; the caller shuts it down with ``server.shutdown()``."""
-    server = ThreadingHTTPServer((host, port), make_handler(service))
-    server.daemon_threads = True
+class UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    """The HTTP service on a unix socket (a scoring call's: see rcc_grade), one thread per connection."""
+
+    daemon_threads = True
+
+
+def start_server(service: ModelService, host: str = "127.0.0.1", port: int = 0,
+                 unix_socket: str | None = None) -> socketserver.BaseServer:
+    """Serve in a background thread, on ``host``:``port`` or, with ``unix_socket``, on a unix socket at that
+    path (mode 0666: whoever can reach its directory may connect; the API key decides what it gets). The
+    caller stops it with :func:`stop_server`."""
+    server: socketserver.BaseServer
+    if unix_socket is not None:
+        server = UnixHTTPServer(unix_socket, make_handler(service))
+        os.chmod(unix_socket, 0o666)
+    else:
+        server = ThreadingHTTPServer((host, port), make_handler(service))
+        server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
+
+
+def stop_server(server: socketserver.BaseServer) -> None:
+    """Stop serving, close the socket and remove a unix socket's file."""
+    server.shutdown()
+    server.server_close()
+    if isinstance(server, socketserver.UnixStreamServer):
+        try:
+            os.unlink(str(server.server_address))
+        except OSError:
+            pass
 
 
 def main(argv: list[str] | None = None) -> int:

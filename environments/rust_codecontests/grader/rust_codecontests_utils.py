@@ -10,15 +10,13 @@ compiled and every test of every non-empty set passed. One deliberate difference
 does not turn a correct program into a timeout. The grader keeps its own protected copy of this file;
 the copy in your workspace is identical and is what ``score.py`` uses on the validation split.
 
-``runner`` lets the grader run rustc and the program as another user: a function from a time limit to an argv
-prefix (empty by default, so everything runs as plain subprocesses), or to a ``Launch`` whose prefix also writes
-the command's own CPU time to a report file (the sandbox's as-agent helper does: the command is then not our
-child, so ``wait4`` would only see the helper).
+``runner`` lets the grader run rustc and the programs elsewhere (as another user, in a jail): a function that
+runs one command, ``(argv, stdin, cpu_limit, cwd) -> ProcessResult``; the default, ``local_runner``, runs it
+here as a plain subprocess and measures its CPU time with ``wait4``.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import resource
@@ -36,32 +34,6 @@ COMPILE_TIMEOUT_S = 3.0
 DEFAULT_TIME_LIMIT_S = 2.0
 TEST_SETS = ("public_tests", "private_tests", "generated_tests")
 OUTPUT_CAP_BYTES = 4 << 20
-
-
-@dataclass(frozen=True)
-class Launch:
-    """An argv prefix that runs a command elsewhere, and the JSON file where it reports ``{"cpuS": F}``."""
-
-    prefix: Sequence[str]
-    report: str | None = None
-
-
-Runner = Callable[[float], "Sequence[str] | Launch"]
-
-
-def no_runner(_limit: float) -> Sequence[str]:
-    return ()
-
-
-def _launch(runner: Runner, limit: float) -> Launch:
-    made = runner(limit)
-    return made if isinstance(made, Launch) else Launch(tuple(made))
-
-
-def _client_limit(launch: Launch, cpu_limit: float) -> float:
-    """Wall seconds before we kill the command ourselves: a launcher that reports (and enforces ``wall_limit``
-    itself) gets a few seconds more, so that its report, with the command's CPU time, arrives."""
-    return wall_limit(cpu_limit) + (5.0 if launch.report else 0.0)
 
 
 def wall_limit(cpu_limit: float) -> float:
@@ -104,12 +76,20 @@ class ProcessResult:
     timed_out: bool
 
 
+Runner = Callable[[Sequence[str], bytes, float, str], ProcessResult]
+"""How a command runs: ``runner(argv, stdin, cpu_limit, cwd)``, killed past ``wall_limit(cpu_limit)``."""
+
+
+def local_runner(argv: Sequence[str], stdin: bytes, cpu_limit: float, cwd: str) -> ProcessResult:
+    """The command as a plain subprocess of this process."""
+    return run_process(argv, stdin, wall_limit(cpu_limit), cwd=cwd, cpu_limit=cpu_limit)
+
+
 def run_process(argv: Sequence[str], stdin: bytes, timeout: float, cwd: str | None = None,
                 cpu_limit: float | None = None, env: Mapping[str, str] | None = None,
-                output_cap: int = OUTPUT_CAP_BYTES, cpu_report: str | None = None) -> ProcessResult:
+                output_cap: int = OUTPUT_CAP_BYTES) -> ProcessResult:
     """Run ``argv`` and measure it from outside: wall time, and CPU time (user + system of the process and the
-    children it waited for, from ``wait4``; or ``cpuS`` from the JSON file ``cpu_report`` when ``argv`` runs the
-    command elsewhere and reports it there). Killed after ``timeout`` wall seconds, or by the kernel soon after
+    children it waited for, from ``wait4``). Killed after ``timeout`` wall seconds, or by the kernel soon after
     ``cpu_limit`` CPU seconds (RLIMIT_CPU, best effort); keeps at most ``output_cap`` bytes of each stream."""
     start = time.perf_counter()
     proc = subprocess.Popen(
@@ -168,24 +148,8 @@ def run_process(argv: Sequence[str], stdin: bytes, timeout: float, cwd: str | No
     proc.returncode = status.get("code")
     for thread in threads:
         thread.join(timeout=1.0)
-    cpu = float(status.get("cpu", 0.0))
-    if cpu_report is not None:
-        report = _read_report(cpu_report)
-        value = report.get("cpuS")
-        cpu = float(value) if isinstance(value, (int, float)) else cpu
-        timed_out = timed_out or bool(report.get("timedOut"))
-    return ProcessResult(status.get("code"), bytes(chunks["out"]), bytes(chunks["err"]), seconds, cpu, timed_out)
-
-
-def _read_report(path: str) -> dict[str, Any]:
-    """A launcher's report ({"cpuS", "timedOut"}; the file is removed), or {} when there is none."""
-    try:
-        with open(path) as f:
-            report = json.load(f)
-        os.unlink(path)
-    except (OSError, ValueError):
-        return {}
-    return report if isinstance(report, dict) else {}
+    return ProcessResult(status.get("code"), bytes(chunks["out"]), bytes(chunks["err"]), seconds,
+                         float(status.get("cpu", 0.0)), timed_out)
 
 
 @dataclass
@@ -197,7 +161,7 @@ class CompileResult:
     stderr: str
 
 
-def compile_rust(code: str, workdir: str, *, runner: Runner = no_runner,
+def compile_rust(code: str, workdir: str, *, runner: Runner = local_runner,
                  timeout: float = COMPILE_TIMEOUT_S) -> CompileResult:
     """Compile ``code`` in ``workdir``. A compile that times out counts as failed, as upstream."""
     src = os.path.join(workdir, "main.rs")
@@ -205,10 +169,7 @@ def compile_rust(code: str, workdir: str, *, runner: Runner = no_runner,
     with open(src, "w") as f:
         f.write(code)
     os.chmod(src, 0o644)  # the runner may compile as another user, and the grader's umask is 077
-    launch = _launch(runner, timeout)
-    argv = [*launch.prefix, rustc_command(), src, "-o", exe, *RUSTC_FLAGS]
-    res = run_process(argv, b"", _client_limit(launch, timeout), cwd=workdir, cpu_limit=timeout,
-                      cpu_report=launch.report)
+    res = runner([rustc_command(), src, "-o", exe, *RUSTC_FLAGS], b"", timeout, workdir)
     too_slow = res.timed_out or res.cpu_seconds > timeout
     ok = res.returncode == 0 and not too_slow and os.path.exists(exe)
     return CompileResult(ok, exe if ok else None, res.cpu_seconds, too_slow,
@@ -222,10 +183,8 @@ class TestRun:
     stdout: str
 
 
-def run_test(exe: str, stdin: str, expected: str, *, time_limit: float, runner: Runner = no_runner) -> TestRun:
-    launch = _launch(runner, time_limit)
-    res = run_process([*launch.prefix, exe], stdin.encode(), _client_limit(launch, time_limit), cpu_limit=time_limit,
-                      cpu_report=launch.report)
+def run_test(exe: str, stdin: str, expected: str, *, time_limit: float, runner: Runner = local_runner) -> TestRun:
+    res = runner([exe], stdin.encode(), time_limit, os.path.dirname(exe))
     out = res.stdout.decode("utf-8", "replace")
     if res.timed_out or res.cpu_seconds > time_limit:
         status = "timeout"
@@ -258,7 +217,7 @@ class Evaluation:
         return asdict(self)
 
 
-def evaluate_exe(exe: str, problem: Mapping[str, Any], result: Evaluation, *, runner: Runner = no_runner,
+def evaluate_exe(exe: str, problem: Mapping[str, Any], result: Evaluation, *, runner: Runner = local_runner,
                  sets: Sequence[str] = TEST_SETS, stop_at_first_failure: bool = True,
                  keep_failure_io: bool = False) -> Evaluation:
     """Run the tests of ``sets`` on a compiled program, updating and returning ``result``."""
@@ -280,7 +239,7 @@ def evaluate_exe(exe: str, problem: Mapping[str, Any], result: Evaluation, *, ru
     return result
 
 
-def evaluate(code: str | None, problem: Mapping[str, Any], *, runner: Runner = no_runner,
+def evaluate(code: str | None, problem: Mapping[str, Any], *, runner: Runner = local_runner,
              sets: Sequence[str] = TEST_SETS, stop_at_first_failure: bool = True,
              scratch_dir: str | None = None, keep_failure_io: bool = False) -> Evaluation:
     """Compile ``code`` and run the problem's tests. Stops at the first failing test by default: the verdict

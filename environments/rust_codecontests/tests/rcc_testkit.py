@@ -85,7 +85,7 @@ def run_grader(workspace: Path, protected: Path, result: Path, task: str = "main
     env = {k: v for k, v in os.environ.items() if not k.startswith("REBENCH_")}
     env.update({"REBENCH_RESULT": str(result), "REBENCH_WORKSPACE": str(workspace),
                 "REBENCH_PROTECTED": str(protected), "REBENCH_TASK": task, "REBENCH_VARIANT": "mini",
-                "PYTHONPATH": str(REPO / "python")})
+                "PYTHONPATH": str(REPO / "python"), "REBENCH_AS_AGENT_UNSANDBOXED": "1"})
     env.update(extra_env or {})
     subprocess.run([PYTHON, str(protected / "grader" / "rcc_grade.py")], cwd=protected, env=env, check=True,
                    timeout=600)

@@ -8,6 +8,7 @@ import dataclasses
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -103,16 +104,43 @@ def test_generated_tests_are_drawn_only_for_programs_that_pass_the_public_and_pr
     assert result.tests_run == sum(len(problem[k]["input"]) for k in ("public_tests", "private_tests", "generated_tests"))
 
 
-def test_cpu_time_and_timeouts_of_a_command_run_elsewhere_come_from_its_launcher_s_report(tmp_path: Path) -> None:
-    report = tmp_path / "report.json"
-    report.write_text(json.dumps({"cpuS": 2.5}))
-    result = rcu.run_process([sys.executable, "-c", "pass"], b"", 30, cpu_report=str(report))
-    assert result.cpu_seconds == 2.5 and not result.timed_out and not report.exists()
-    report.write_text(json.dumps({"cpuS": 0.1, "timedOut": True}))  # the launcher killed it at its wall limit
-    assert rcu.run_process([sys.executable, "-c", "pass"], b"", 30, cpu_report=str(report)).timed_out
-    busy = rcu.run_process([sys.executable, "-c", "import time\nwhile time.process_time() < 0.3: pass"], b"", 30,
-                           cpu_report=str(tmp_path / "missing.json"))
-    assert busy.cpu_seconds >= 0.25  # no report: the process's own, from wait4
+PROBE = """
+import json, os, sys
+def writes(path):
+    try:
+        with open(path, "w") as f:
+            f.write("x")
+        return True
+    except OSError:
+        return False
+print(json.dumps({"cwd": writes("out.txt"), "workspace": writes(sys.argv[1] + "/leak.txt"), "tmp": writes("/tmp/rcc-probe-leak"),
+                  "home": writes(os.path.expanduser("~/rcc-probe-leak")), "input": sys.stdin.read()}))
+"""
+
+
+def test_compiles_and_tests_run_jailed_writing_only_to_the_scratch_dir_which_the_call_removes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    monkeypatch.setenv("REBENCH_WORKSPACE", str(workspace))
+    call_dir = rcc_grade.CallDir.make()
+    try:
+        assert os.stat(call_dir.root).st_mode & 0o777 == 0o711  # the agent cannot list it
+        run = rcc_grade.jailed_runner(call_dir.scratch)
+        workdir = tempfile.mkdtemp(dir=call_dir.scratch)
+        os.chmod(workdir, 0o777)
+        res = run([sys.executable, "-c", PROBE, str(workspace)], b"the input", 10.0, workdir)
+        assert res.returncode == 0 and not res.timed_out, res.stderr
+        seen = json.loads(res.stdout)
+        assert seen == {"cwd": True, "workspace": False, "tmp": True, "home": seen["home"], "input": "the input"}
+        assert os.path.exists(os.path.join(workdir, "out.txt"))  # the scratch dir is the one writable place kept
+        assert not os.path.exists("/tmp/rcc-probe-leak") and list(workspace.iterdir()) == []
+        assert not os.path.exists(os.path.expanduser("~/rcc-probe-leak"))  # a private home, or a read-only one
+        slow = run([sys.executable, "-c", "import time; time.sleep(30)"], b"", 0.5, workdir)
+        assert slow.timed_out and slow.seconds < 10  # killed at the wall limit, 2 x 0.5 + 1 s
+    finally:
+        call_dir.remove()
+    assert not os.path.exists(call_dir.root)
 
 
 def test_every_scoring_call_draws_new_generated_tests(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import stat
 import subprocess
 import time
@@ -16,7 +17,34 @@ import openai
 import pytest
 
 import rcc_testkit
-from rcc_model_service import KeySpec, ModelService, start_server
+from rcc_model_service import KeySpec, ModelService, start_server, stop_server
+
+
+def _unix_get(path: str, target: str, key: str) -> tuple[int, bytes]:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(10)
+        s.connect(path)
+        s.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+def test_a_scoring_call_s_service_answers_on_a_unix_socket_anyone_reaching_it_may_connect_to(tmp_path: Path) -> None:
+    svc = ModelService(rcc_testkit.hidden_tables(), {"good": KeySpec(0.02, ("test",))}, "seed", tmp_path / "state")
+    path = str(tmp_path / "model.sock")
+    server = start_server(svc, unix_socket=path)
+    try:
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o666  # the agent user's jailed module connects to it
+        assert _unix_get(path, "/health", "none")[0] == 200
+        status, body = _unix_get(path, "/v1/models", "good")
+        assert status == 200 and b"gpt-3.5-turbo-0125" in body
+        assert _unix_get(path, "/v1/models", "bad")[0] == 401
+    finally:
+        stop_server(server)
+    assert not os.path.exists(path)
 
 
 def test_the_openai_client_gets_completions_and_openai_style_errors(tmp_path: Path) -> None:

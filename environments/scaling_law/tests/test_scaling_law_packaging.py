@@ -60,3 +60,24 @@ def test_every_text_file_of_the_environment_carries_the_canary():
     missing = [str(p.relative_to(ENV)) for p in ENV.rglob("*") if p.is_file() and p.suffix not in skip
                and "__pycache__" not in p.parts and "src" not in p.parts and CANARY not in p.read_text()]  # fmt: skip
     assert not missing
+
+
+def hidden_values() -> set[str]:
+    """Every loss of the mini and gpu sweeps (graded points and extra ones), as the README used to print them."""
+    values: set[float] = set()
+    for variant in ("mini", "gpu"):
+        data = archived(f"{variant}.json")
+        values |= {x for row in data["losses"] for x in row if x is not None}
+        values |= {p["val_loss"] for p in data.get("extra_points", []) if p.get("val_loss") is not None}
+    return {f"{x:.{digits}f}" for x in values for digits in (3, 4)}
+
+
+def test_no_plain_file_of_the_environment_prints_a_value_of_the_hidden_sweeps():
+    """The README, the workspaces, the instructions and the grader's train.py (copied into the workspace) hold no
+    sweep loss to three or four decimals, and no figure of a sweep ships (a figure is the sweep in plain form)."""
+    hidden = hidden_values()
+    texts = [ENV / "README.md", ENV / "instructions.ts", ENV / "grader" / "train.py", *sorted((ENV / "workspace").rglob("*.*"))]
+    texts += sorted((ENV / "exploits").glob("*.*")) + sorted((ENV / "sweep").glob("*.*")) + sorted((ENV / "quota").glob("*.*"))
+    leaks = [(str(p.relative_to(ENV)), v) for p in texts if p.suffix != ".zip" for v in hidden if v in p.read_text()]
+    assert not leaks, f"hidden sweep values in plain files: {leaks[:10]}"
+    assert not [p for p in ENV.rglob("*") if p.suffix in (".png", ".svg")], "a figure of a sweep is its ground truth: keep it out"

@@ -4,6 +4,10 @@ Data assets (corpus, tokenizers, token files) build one after another in this pr
 up to ``jobs`` worker processes at once (one CPU thread each), since on the 2-core machines two one-thread
 trainings finish sooner than one after the other. GPU models build one at a time.
 
+Keyed assets (a ``KeyedSplitSpec`` corpus, a model size with a ``seed_label``) are built from secrets derived
+from the installation key of the home they are built in (``rebench_env.secrets``); their key holds the key's
+fingerprint, so a home with another key builds its own.
+
 When an asset's raw inputs are not on this machine (no Debian text packages, no ``node_modules``) but the
 asset is already built, it is kept as it is (status ``kept``) instead of failing: that is how pre-built
 token files travel to a GPU machine that has no Debian packages.
@@ -25,7 +29,8 @@ import rebench_env
 from rebench_env.assets import assets_home
 from rebench_env.assets.catalog import ASSETS, Asset, with_dependencies
 from rebench_env.assets.corpus_builder import CorpusSpec, build_corpus, source_fingerprint
-from rebench_env.assets.model_builder import ModelSpec, build_model
+from rebench_env.assets.keyed_split import KeyedSplitSpec, build_keyed_split
+from rebench_env.assets.model_builder import ModelSpec, build_model, with_secret_seeds
 from rebench_env.assets.sources import SourceMissingError
 from rebench_env.assets.store import AssetStore, asset_key, code_hash, sha256_file
 from rebench_env.assets.tokenizer_builder import (
@@ -37,6 +42,7 @@ from rebench_env.assets.tokenizer_builder import (
     tokenizers_threads,
 )
 from rebench_env.assets.tokens_builder import TokensSpec, build_tokens
+from rebench_env.secrets import derived_secret, key_fingerprint
 
 PACKAGE_DIR = Path(rebench_env.__file__).resolve().parent
 CODE: dict[str, list[str]] = {
@@ -45,6 +51,16 @@ CODE: dict[str, list[str]] = {
     "tokens": ["assets/tokens_builder.py", "tokenizer.py", "tokens.py", "corpus.py"],
     "model": ["assets/model_builder.py", "gpt.py", "train.py", "tokens.py"],
 }
+KEYED_CODE: dict[type, list[str]] = {  # added to their kind's code: the builder of a keyed asset
+    KeyedSplitSpec: ["assets/keyed_split.py", "secrets.py"],
+    ModelSpec: ["secrets.py"],
+}
+
+
+def is_keyed(asset: Asset) -> bool:
+    """Whether the asset is built from a secret of the installation key (not only through its dependencies)."""
+    spec = asset.spec
+    return isinstance(spec, KeyedSplitSpec) or (isinstance(spec, ModelSpec) and spec.seed_label is not None)
 
 
 class InputsMissingError(RuntimeError):
@@ -69,12 +85,15 @@ def _spec_json(asset: Asset) -> dict[str, Any]:
 
 def compute_inputs(asset: Asset, dep_keys: dict[str, str], options: BuildOptions) -> dict[str, Any]:
     """Everything the asset is built from (raises SourceMissingError / InputsMissingError if unreadable)."""
+    code = CODE[asset.kind] + (KEYED_CODE[type(asset.spec)] if is_keyed(asset) else [])
     inputs: dict[str, Any] = {
         "kind": asset.kind,
         "spec": _spec_json(asset),
         "deps": {d: dep_keys[d] for d in asset.deps},
-        "code": code_hash([PACKAGE_DIR / p for p in CODE[asset.kind]]),
+        "code": code_hash([PACKAGE_DIR / p for p in code]),
     }
+    if is_keyed(asset):
+        inputs["installation_key"] = key_fingerprint(options.home)
     spec = asset.spec
     if isinstance(spec, CorpusSpec):
         inputs["sources"] = source_fingerprint(spec)
@@ -102,6 +121,10 @@ def _builder(asset: Asset, store: AssetStore, options: BuildOptions) -> Callable
     progress = lambda message: log(asset.name, message)  # noqa: E731
     if isinstance(spec, CorpusSpec):
         return lambda out: {"splits": build_corpus(spec, out, progress)["splits"]}
+    if isinstance(spec, KeyedSplitSpec):
+        return lambda out: {"splits": build_keyed_split(
+            spec, store.path(spec.corpus), out, derived_secret(spec.secret_label, options.home), progress
+        )["splits"]}  # fmt: skip
     if isinstance(spec, Gpt2TokenizerSpec):
         return lambda out: build_gpt2_tokenizer(options.gpt2_json or default_gpt2_json(), out, progress)
     if isinstance(spec, BpeTokenizerSpec):
@@ -111,6 +134,9 @@ def _builder(asset: Asset, store: AssetStore, options: BuildOptions) -> Callable
             spec, store.path(spec.corpus), store.path(spec.tokenizer), out, progress, options.threads
         )
     if isinstance(spec, ModelSpec):
+        if spec.seed_label is not None:
+            seeded = with_secret_seeds(spec, derived_secret(spec.seed_label, options.home))
+            return lambda out: build_model(seeded, store.path(spec.tokens), out, progress)
         return lambda out: build_model(spec, store.path(spec.tokens), out, progress)
     raise TypeError(f"no builder for {type(spec).__name__}")
 

@@ -4,10 +4,16 @@ Output: ``model.pt`` (state dict plus ``"config"``, see ``rebench_env.gpt``) and
 curve every ``log_interval`` steps and the validation losses). The model is initialized under
 ``torch.manual_seed(init_seed)`` and batches come from ``TrainConfig.seed``; on a CPU with one thread the
 weights are bit-for-bit the same on every build.
+
+A keyed size (``seed_label`` set: the sizes fix_embedding corrupts or hands out) takes both seeds from a
+secret instead (``with_secret_seeds``): the asset builder uses ``derived_secret(seed_label)`` of the
+installation key, a set-up that pretrains at run start a secret of its own. Otherwise anyone holding the
+training split, this code and the catalog's recipe could train the same weights again bit for bit.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from dataclasses import dataclass, field
@@ -17,6 +23,7 @@ from typing import Any, Callable
 import torch
 
 from rebench_env.gpt import GPT, GPTConfig, save_gpt
+from rebench_env.secrets import seed_from
 from rebench_env.tokens import read_tokens
 from rebench_env.train import TrainConfig, configure_cpu_threads, seed_everything, train
 
@@ -29,7 +36,18 @@ class ModelSpec:
     device: str = "cpu"  # "cuda" for the gpu sizes
     threads: int | None = 1  # CPU threads for this build (one per process on small machines)
     init_seed: int = 0
+    seed_label: str | None = None  # keyed: the seeds come from a secret (with_secret_seeds), not from here
     notes: str = field(default="", compare=False)
+
+
+def with_secret_seeds(spec: ModelSpec, secret: str) -> ModelSpec:
+    """``spec`` with its initialization and data-order seeds derived from ``secret`` (hex)."""
+    return dataclasses.replace(
+        spec,
+        init_seed=seed_from(secret, "init"),
+        train=dataclasses.replace(spec.train, seed=seed_from(secret, "batches")),
+        seed_label=None,
+    )
 
 
 class DeviceUnavailableError(RuntimeError):
@@ -41,6 +59,8 @@ def build_model(
 ) -> dict[str, Any]:
     if spec.device.startswith("cuda") and not torch.cuda.is_available():
         raise DeviceUnavailableError("this model size trains on a CUDA GPU and none is available here")
+    if spec.seed_label is not None:
+        raise ValueError(f"a keyed model size ({spec.seed_label}): give it its seeds with with_secret_seeds() first")
     meta = json.loads((tokens_dir / "meta.json").read_text())
     if meta["vocab_size"] != spec.gpt.vocab_size:
         raise ValueError(f"model vocab_size {spec.gpt.vocab_size} != tokens vocab_size {meta['vocab_size']}")

@@ -8,6 +8,11 @@
  * deviation (and the reference beats the start). `--write` records the numbers in the environment's
  * `calibration.json`, from which the variant's constants then come. Exit 1 when the rule fails or a run
  * has no final score.
+ *
+ * Timing-sensitive variants (the manifest's `scoring.timingSensitive`) are calibrated on a quiet machine
+ * only: the command samples the machine for a few seconds first and refuses (exit 5) when other work uses
+ * more than CONTENTION_THRESHOLD_CPUS, and `--write` refuses (exit 1) when a run was scored under
+ * contention; `--allow-busy` overrides both and says so in calibration.json's `note`.
  */
 import path from "node:path";
 import type { Command } from "commander";
@@ -15,6 +20,11 @@ import {
   CALIBRATION_GAP_FACTOR,
   type CalibrationVerdict,
   calibrationVerdict,
+  ConflictError,
+  CONTENTION_THRESHOLD_CPUS,
+  type HostBusySample,
+  machineBusy,
+  sampleHostBusy,
   describeMachine,
   InvalidInputError,
   type MachineInfo,
@@ -28,6 +38,8 @@ import {
   type VariantCalibration,
 } from "../../core/index.js";
 import { calibrationPath, checkTask, getEnvironment, requireImplementation, writeVariantCalibration } from "../../environments/index.js";
+import { environmentDigest } from "../../environments/environment-digest.js";
+import type { RunStore } from "../../store/index.js";
 import { probeMachine } from "../../core/index.js";
 import { resolveDbPath, storeDisplay } from "../../store/index.js";
 import { runAgentBatch } from "../agent-batch.js";
@@ -56,8 +68,15 @@ interface CalibrateOptions {
   db?: string;
   json?: boolean;
   write?: boolean;
+  allowBusy?: boolean;
+  quietBelow: number;
   progress: number;
+  resume?: boolean;
+  maxNewRuns?: number;
 }
+
+/** How long the machine is watched before a timing-sensitive calibration starts. */
+const BUSY_SAMPLE_MS = 3000;
 
 function atLeastTwo(value: string): number {
   const n = Number(value);
@@ -77,12 +96,27 @@ export function registerCalibrate(program: Command, io: Io): void {
       .option("--task <task>", "main or hidden_score", "main")
       .option("--backend <name>", "sandbox backend", "local")
       .option("--write", "record the numbers in environments/NAME/calibration.json: the variant's normalization constants from then on")
+      .option("--allow-busy", "calibrate a timing-sensitive variant although other work uses the machine (recorded in calibration.json's note)")
+      .option(
+        "--quiet-below <cpus>",
+        "CPUs of other work the machine may show before a timing-sensitive calibration starts",
+        positiveNumber("--quiet-below"),
+        CONTENTION_THRESHOLD_CPUS,
+      )
+      .option("--resume", "count the finished, scored calibration runs already in --db (same environment files, task and solution) and run only the rest")
+      .option(
+        "--max-new-runs <n>",
+        "start at most n runs in this invocation (with --resume: a calibration split over several calls, e.g. a GPU machine's 10-minute ones); exit 1 'incomplete' until all are done",
+        positiveInteger("--max-new-runs"),
+      )
       .option("--progress <seconds>", "seconds between progress lines when not on a terminal", positiveNumber("--progress"), 30)
       .option("--json", "print one JSON object: {environment, variant, machine, start: {mean, std, n, values}, reference, gapOverStd, pass, ...}"))
       .addHelpText(
         "after",
         `\nThe rule: |mean(reference) − mean(start)| ≥ ${CALIBRATION_GAP_FACTOR} × the larger standard deviation, and the reference beats the start.` +
-          "\nExit status 1 when it fails or a run has no final score; nothing is written then.\n\nExamples:\n" +
+          "\nExit status 1 when it fails or a run has no final score; nothing is written then." +
+          `\nA timing-sensitive variant is not calibrated while other work uses more than ${CONTENTION_THRESHOLD_CPUS} CPUs (exit 5), and --write` +
+          "\nrefuses runs scored under contention (exit 1); --allow-busy overrides both.\n\nExamples:\n" +
           "  rebench calibrate optimize_kernel --variant mini\n  rebench calibrate optimize_kernel --variant gpu --runs 5 --write\n" +
           "  rebench calibrate scaling_law --variant gpu --runs 3 --concurrency 2 --write   # two runs at a time, on GPUs 0 and 1",
       ),
@@ -95,6 +129,8 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
   const task = checkTask(family, parseWith(TaskId, options.task, "--task"));
   requireImplementation(family.name, variant);
   const warning = await warnIfCalibratedElsewhere(io, family.name, variant);
+  const timingSensitive = family.variants[variant].manifest.scoring.timingSensitive;
+  const busyBefore = timingSensitive ? await checkQuiet(io, `${family.name}/${variant}`, options.allowBusy === true, options.quietBelow) : undefined;
   const machine = await probeMachine();
   const db = resolveDbPath(options.db);
   const shown = storeDisplay(db);
@@ -111,10 +147,24 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     backend: options.backend,
     progressSeconds: options.progress,
   };
-  const [startRuns, referenceRuns] = await withStore(db, async (store) => [
-    await runAgentBatch(store, { ...common, actions: "start" }, progressIo),
-    await runAgentBatch(store, { ...common, actions: "reference" }, progressIo),
-  ]);
+  const digest = environmentDigest(family.dir, requireImplementation(family.name, variant));
+  let budget = options.maxNewRuns ?? Number.POSITIVE_INFINITY;
+  const solutionRuns = async (store: RunStore, actions: "start" | "reference"): Promise<RunSummary[]> => {
+    const kept = options.resume ? await priorCalibrationRuns(store, { environment: family.name, variant, task, actions, digest }) : [];
+    const wanted = Math.min(options.runs - Math.min(kept.length, options.runs), budget);
+    budget -= wanted;
+    if (kept.length > 0) io.err(`rebench: ${Math.min(kept.length, options.runs)} finished ${actions} run(s) kept from ${db}\n`);
+    const fresh = wanted > 0 ? await runAgentBatch(store, { ...common, runs: wanted, actions }, progressIo) : [];
+    return [...kept.slice(0, options.runs), ...fresh];
+  };
+  const [startRuns, referenceRuns] = await withStore(db, async (store) => [await solutionRuns(store, "start"), await solutionRuns(store, "reference")]);
+  if (startRuns.length < options.runs || referenceRuns.length < options.runs) {
+    const have = `start ${startRuns.length} of ${options.runs}, reference ${referenceRuns.length} of ${options.runs}`;
+    if (options.json) printJson(io, { environment: family.name, variant, task, incomplete: true, have: { start: startRuns.length, reference: referenceRuns.length }, runs: options.runs, db });
+    throw new ReportedFailureError(`the calibration of ${family.name}/${variant} is incomplete (${have}; --max-new-runs ${options.maxNewRuns})`, {
+      hint: `run the same command again with --resume --db ${db}: the finished runs are kept`,
+    });
+  }
   const unscored = [...startRuns, ...referenceRuns].filter((r) => r.finalRaw === null);
   if (unscored.length > 0) {
     io.err(`\n${runsTable([...startRuns, ...referenceRuns])}`);
@@ -122,6 +172,8 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
       hint: `\`rebench runs show ${unscored[0]!.id} --events --db ${shown}\` shows what happened`,
     });
   }
+  const contended = { start: startRuns.filter((r) => r.contendedScores > 0).map((r) => r.id), reference: referenceRuns.filter((r) => r.contendedScores > 0).map((r) => r.id) };
+  const contendedCount = contended.start.length + contended.reference.length;
   const start = scoreStats(startRuns.map((r) => r.finalRaw!));
   const reference = scoreStats(referenceRuns.map((r) => r.finalRaw!));
   const direction = family.variants[variant].manifest.scoring.direction;
@@ -133,9 +185,12 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     start,
     reference,
     gapOverStd: verdict.gapOverStd === null ? null : round(verdict.gapOverStd),
+    ...(options.allowBusy && timingSensitive ? { note: busyNote(busyBefore, contendedCount, startRuns.length + referenceRuns.length) } : {}),
   };
   const file = calibrationPath(family.dir);
-  const written = options.write && verdict.pass ? await writeVariantCalibration(family.dir, variant, calibration, family.variants[variant].manifest.canary) : null;
+  // A contended run's timing is not this machine's: such numbers are not written without --allow-busy.
+  const refusedBusy = contendedCount > 0 && !options.allowBusy;
+  const written = options.write && verdict.pass && !refusedBusy ? await writeVariantCalibration(family.dir, variant, calibration, family.variants[variant].manifest.canary) : null;
   const batches = { start: batchOf(startRuns), reference: batchOf(referenceRuns) };
   if (options.json) {
     printJson(io, {
@@ -148,6 +203,9 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
       largerStd: verdict.largerStd,
       referenceBetter: verdict.referenceBetter,
       pass: verdict.pass,
+      timingSensitive,
+      busyBefore: busyBefore ?? null,
+      contended,
       constants: variant === "paper" ? null : { start: start.mean, reference: reference.mean },
       written,
       batches,
@@ -157,8 +215,15 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     });
   } else {
     io.out(report({ name: family.name, variant, task, direction, machine, start, reference, verdict }));
+    if (contendedCount > 0) {
+      io.out(
+        `contended: ${contendedCount} of ${startRuns.length + referenceRuns.length} runs were scored while other work used the machine ` +
+          `(start: ${contended.start.join(", ") || "none"}; reference: ${contended.reference.join(", ") || "none"}); their timings are not comparable\n`,
+      );
+    }
     if (written) io.out(`${constantsLine(variant, start, reference)} written to ${written} under "${variant}"\n`);
-    else if (options.write) io.out(`nothing written to ${file}: the rule failed\n`);
+    else if (options.write && !verdict.pass) io.out(`nothing written to ${file}: the rule failed\n`);
+    else if (options.write) io.out(`nothing written to ${file}: ${contendedCount} run(s) were scored under contention (calibrate on a quiet machine, or add --allow-busy)\n`);
     else io.out(`${constantsLine(variant, start, reference)}; not written (add --write to record them in ${file})\n`);
     io.out(`runs: batch ${batches.start} (start), ${batches.reference} (reference); store ${shown}\n`);
   }
@@ -167,6 +232,35 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
       hint: "the starting and reference solutions must differ by far more than the noise: reduce the noise (quieter machine, more repetitions inside the grader) or widen the gap",
     });
   }
+  if (options.write && refusedBusy) {
+    throw new ReportedFailureError(`${contendedCount} calibration run(s) of ${family.name}/${variant} were scored while other work used the machine, so nothing was written`, {
+      hint: "calibrate again on a quiet machine (`uptime`: load well under the core count), or add --allow-busy to write them anyway",
+    });
+  }
+}
+
+/**
+ * Watch the machine for a few seconds before a timing-sensitive calibration: refuse when other work uses it
+ * (ConflictError, exit 5), unless `allowBusy`, which warns instead. Returns the sample.
+ */
+async function checkQuiet(io: Io, what: string, allowBusy: boolean, quietBelow: number): Promise<HostBusySample | undefined> {
+  const sample = await sampleHostBusy(BUSY_SAMPLE_MS);
+  if (sample === undefined || !machineBusy(sample.busyCpus, quietBelow)) return sample;
+  const busy =
+    `other work is using ${sample.busyCpus.toFixed(1)} of this machine's ${sample.cpus} CPUs (over ${sample.seconds.toFixed(0)} s; ` +
+    `load average ${sample.load?.toFixed(2) ?? "unknown"})`;
+  if (!allowBusy) {
+    throw new ConflictError(`${what} is timing-sensitive and ${busy}: its calibration would not hold on a quiet machine`, {
+      hint: "wait until the machine is quiet (`uptime`: load well under the core count) and run it again, or add --allow-busy to calibrate anyway (recorded in calibration.json's note)",
+    });
+  }
+  io.err(`rebench: warning: ${busy}; calibrating anyway (--allow-busy)\n`);
+  return sample;
+}
+
+function busyNote(sample: HostBusySample | undefined, contended: number, runs: number): string {
+  const before = sample ? `other work used ${sample.busyCpus.toFixed(2)} of ${sample.cpus} CPUs before it started` : "the machine's load was not measured";
+  return `calibrated with --allow-busy: ${before}; ${contended} of ${runs} runs were scored under contention`;
 }
 
 interface ReportInput {
@@ -210,6 +304,26 @@ function ruleText(v: CalibrationVerdict, direction: "min" | "max"): string {
 function constantsLine(variant: Variant, start: ScoreStats, reference: ScoreStats): string {
   if (variant === "paper") return "numbers (paper keeps the paper's normalization constants)";
   return `normalization constants (the means): start ${formatNumber(start.mean)}, reference ${formatNumber(reference.mean)}`;
+}
+
+/**
+ * Finished, scored calibration runs of one solution already in the store, newest first: the same environment,
+ * variant and task, replayed with the same actions, on the same environment files (provenance digest).
+ */
+async function priorCalibrationRuns(
+  store: RunStore,
+  want: { environment: string; variant: Variant; task: TaskId; actions: "start" | "reference"; digest: string },
+): Promise<RunSummary[]> {
+  const runs = await store.listRuns({ environment: want.environment, variant: want.variant, states: ["finished"] });
+  return runs.filter(
+    (r) =>
+      r.finalRaw !== null &&
+      r.spec.task === want.task &&
+      r.spec.participant.kind === "agent" &&
+      r.spec.participant.scaffold === "replay" &&
+      r.spec.config.actions === want.actions &&
+      r.spec.provenance?.environmentDigest === want.digest,
+  );
 }
 
 function batchOf(runs: readonly RunSummary[]): string | null {

@@ -103,7 +103,8 @@ export function registerEnvironments(program: Command, io: Io): void {
         "",
         `scale:         ${definition.scale}`,
         `available:     ${definition.availability.status === "available" ? "yes" : `no: ${definition.availability.reason}`}`,
-        `scoring:       ${manifest.scoring.direction === "min" ? "lower" : "higher"} is better, aggregate ${manifest.scoring.aggregation}, score ${manifest.scoring.visibleToAgent ? "shown to" : "hidden from"} the agent`,
+        `scoring:       ${manifest.scoring.direction === "min" ? "lower" : "higher"} is better, aggregate ${manifest.scoring.aggregation}, score ${manifest.scoring.visibleToAgent ? "shown to" : "hidden from"} the agent` +
+          (manifest.scoring.timingSensitive ? ", timing-sensitive (scorings on a busy machine are flagged)" : ""),
         `normalization: ${definition.normalization ? `start ${definition.normalization.start}, reference ${definition.normalization.reference} (${definition.normalization.source})` : "not calibrated (run `rebench calibrate`)"}`,
         `resources:     ${JSON.stringify(manifest.resources)}`,
         `timeouts:      score ${manifest.timeouts.scoreSeconds}s, start ${manifest.timeouts.startSeconds}s`,

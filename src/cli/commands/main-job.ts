@@ -4,6 +4,9 @@
  * (default `local`), its starting solution and its reference solution are run as `replay` agents, scored
  * and stored in the run store (SQLite by default); with `--agent` and `--model` (and the provider's API key) an agent runs on each as
  * well. Then the report of the store is printed and written as HTML. No network, no API key needed.
+ * Nothing of the job runs beside a scoring: the asset build ends (its workers with it) before the first run
+ * starts, and the runs go one at a time, so a timing environment is never scored beside the job's own work;
+ * other work on the machine is flagged in the entries it touched, and warned about after each batch.
  */
 import path from "node:path";
 import type { Command } from "commander";

@@ -64,6 +64,8 @@ export function runResult(run: RunSummary) {
     tokens: run.usage.inputTokens + run.usage.outputTokens,
     costUsd: run.usage.costUsd,
     scoreCalls: run.scoreCalls,
+    /** Score entries taken while other work shared the machine (timing-sensitive variants): not comparable. */
+    contendedScores: run.contendedScores,
   };
 }
 

@@ -27,6 +27,9 @@ function writesUntil(store: RunStore, stopped: () => boolean): RunStore {
     findRun: (runId) => store.findRun(runId),
     listRuns: (filter) => store.listRuns(filter),
     events: (runId, query) => store.events(runId, query),
+    pageRuns: (query) => store.pageRuns(query),
+    runFacets: () => store.runFacets(),
+    searchEvents: (runId, text, options) => store.searchEvents(runId, text, options),
     scoreLog: (runId) => store.scoreLog(runId),
     close: () => store.close(),
   };

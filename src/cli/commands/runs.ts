@@ -6,6 +6,7 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import {
+  contentionOf,
   EnvironmentId,
   InvalidInputError,
   parseWith,
@@ -193,6 +194,16 @@ function formatScoreLog(log: readonly ScoreLogEntry[]): string {
             return `error: ${o.message}`;
         }
       },
+    },
+    {
+      // CPUs other work used while the grader ran (details.contention); "contended" where that flagged the entry.
+      header: "OTHER CPUS",
+      value: (e) => {
+        const c = contentionOf(e);
+        if (c === undefined || c.otherCpus === null) return "-";
+        return `${c.otherCpus.toFixed(2)}/${c.cpus}${c.flagged ? " contended" : ""}`;
+      },
+      align: "right",
     },
     { header: "MESSAGE", value: (e) => JSON.stringify(e.message) },
   ]);

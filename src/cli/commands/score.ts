@@ -13,8 +13,13 @@ import { type Io, printJson } from "../io.js";
 import { withStore } from "./runs.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
-/** One line for a score the participant may see: the value, or why there is none. */
+/** One line for a score the participant may see (the value, or why there is none), and rebench's notice on its own line. */
 export function formatScoreLine(view: ScoreView): string {
+  const line = scoreLine(view);
+  return view.notice ? `${line}\nwarning: ${view.notice}` : line;
+}
+
+function scoreLine(view: ScoreView): string {
   const message = Object.keys(view.message).length > 0 ? `  ${JSON.stringify(view.message)}` : "";
   switch (view.outcome) {
     case "scored":

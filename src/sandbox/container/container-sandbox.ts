@@ -47,6 +47,25 @@ export class ContainerSandbox implements TerminalSandbox {
     return pauseThrough(await this.executor());
   }
 
+  /**
+   * The container's CPU time from the engine's statistics (`cpu_stats.cpu_usage.total_usage`, nanoseconds;
+   * one sample, `one-shot`), or undefined when the engine does not give it.
+   */
+  async cpuSeconds(): Promise<number | undefined> {
+    try {
+      const stats = await this.api.json<{ cpu_stats?: { cpu_usage?: { total_usage?: number } } }>(
+        "GET",
+        `/containers/${this.container}/stats?stream=false&one-shot=true`,
+        undefined,
+        10_000,
+      );
+      const ns = stats?.cpu_stats?.cpu_usage?.total_usage;
+      return typeof ns === "number" && Number.isFinite(ns) && ns >= 0 ? ns / 1e9 : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** An interactive shell as the agent: a TTY exec session, bridged by container-terminal.ts. */
   terminalCommand(request: TerminalRequest): TerminalCommand {
     if (this.destroyed) throw new InfrastructureError(`sandbox ${this.id} has been destroyed`);

@@ -95,6 +95,19 @@ export class SandboxCgroupsV2 implements SandboxLimitGroups {
     }
   }
 
+  /**
+   * `usage_usec` of the sandbox's cpu.stat (every cgroup v2 group has it, the cpu controller enabled or not);
+   * 0 before its first executor started (no group yet).
+   */
+  cpuSeconds(): number | undefined {
+    try {
+      const usec = /^usage_usec (\d+)$/m.exec(readFileSync(path.join(this.dir(), "cpu.stat"), "utf8"))?.[1];
+      return usec === undefined ? undefined : Number(usec) / 1e6;
+    } catch {
+      return existsSync(this.dir()) ? undefined : 0;
+    }
+  }
+
   private roleDirs(): string[] {
     return ["agent", "grader"].map((role) => this.dir(role)).filter((d) => existsSync(d));
   }

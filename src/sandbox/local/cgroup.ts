@@ -4,20 +4,41 @@
  * systemd, no delegation): one directory per sandbox under `<controller>/rebench/<id>` holding the
  * sandbox-wide memory limit, and one per executor (`agent`, `grader`) holding the process limit. The
  * cpu controller, where mounted, gives each sandbox its own group, so concurrent sandboxes share the
- * CPUs fairly however many processes each runs. The executor's launcher joins its directories before it
- * starts bubblewrap, so everything it ever starts is counted. Needs root; without it (or without the
- * controllers) the sandbox falls back to rlimits.
+ * CPUs fairly however many processes each runs. The cpuacct controller, where it is mounted on its own
+ * hierarchy, gives each sandbox one more group that counts its CPU time (`cpuSeconds`); where it shares the
+ * cpu controller's hierarchy the sandbox's cpu group counts it. The executor's launcher joins its
+ * directories before it starts bubblewrap, so everything it ever starts is counted. Needs root; without it
+ * (or without the controllers) the sandbox falls back to rlimits.
  */
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const ROOT = "/sys/fs/cgroup";
 
-type Controller = "memory" | "pids" | "cpu";
+type Controller = "memory" | "pids" | "cpu" | "cpuacct";
 
-/** The controllers a sandbox uses: memory and pids always, cpu where it is mounted. */
+function mounted(controller: Controller): boolean {
+  return existsSync(path.join(ROOT, controller, "cgroup.procs"));
+}
+
+/** Whether cpuacct is mounted together with cpu (`cpu,cpuacct`, as systemd does): then the cpu group counts. */
+function cpuacctWithCpu(): boolean {
+  try {
+    return realpathSync(path.join(ROOT, "cpu")) === realpathSync(path.join(ROOT, "cpuacct"));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The controllers a sandbox uses: memory and pids always, cpu where it is mounted, cpuacct where it is
+ * mounted on a hierarchy of its own (one group per sandbox, joined after the others).
+ */
 function controllers(): Controller[] {
-  return existsSync(path.join(ROOT, "cpu", "cgroup.procs")) ? ["memory", "pids", "cpu"] : ["memory", "pids"];
+  const list: Controller[] = ["memory", "pids"];
+  if (mounted("cpu")) list.push("cpu");
+  if (mounted("cpuacct") && !cpuacctWithCpu()) list.push("cpuacct");
+  return list;
 }
 
 export interface CgroupLimits {
@@ -50,6 +71,8 @@ export interface SandboxLimitGroups {
   destroy(): Promise<void>;
   /** How often the memory limit was hit. */
   memoryLimitHits(): number;
+  /** CPU seconds the sandbox's processes used so far (user + system), or undefined where nothing counts them. */
+  cpuSeconds(): number | undefined;
 }
 
 /** Whether cgroup v1 memory and pids controllers are mounted and writable here. */
@@ -110,6 +133,7 @@ export class SandboxCgroups implements SandboxLimitGroups {
       writeFileSync(path.join(agent, "cpu.cfs_period_us"), String(CPU_PERIOD_US));
       writeFileSync(path.join(agent, "cpu.cfs_quota_us"), String(cpuQuotaUs(Math.min(limits.agentCpus, limits.cpus ?? Infinity))));
     }
+    if (controllers().includes("cpuacct")) mkdirSync(this.dir("cpuacct"), { recursive: true });
     for (const role of roles) {
       mkdirSync(this.dir("memory", role), { recursive: true });
       if (cpu) mkdirSync(this.dir("cpu"), { recursive: true });
@@ -124,8 +148,12 @@ export class SandboxCgroups implements SandboxLimitGroups {
     // The cpu controller has one group per sandbox (a fair share against other sandboxes), and a quota'd
     // group of its own for the agent where it has a quota.
     const cpuRole = existsSync(this.dir("cpu", role)) ? role : undefined;
+    // cpuacct: one group per sandbox, which counts everything in it (reattached sandboxes made before it
+    // existed have none until their executors start again).
+    const roleOf = (c: Controller) => (c === "cpu" ? cpuRole : c === "cpuacct" ? undefined : role);
     return controllers()
-      .map((c) => `echo $$ > '${this.dir(c, c === "cpu" ? cpuRole : role)}/cgroup.procs'`)
+      .filter((c) => c !== "cpuacct" || existsSync(this.dir(c)))
+      .map((c) => `echo $$ > '${this.dir(c, roleOf(c))}/cgroup.procs'`)
       .join(" && ");
   }
 
@@ -165,6 +193,22 @@ export class SandboxCgroups implements SandboxLimitGroups {
       return Number(readFileSync(path.join(this.dir("memory"), "memory.failcnt"), "utf8").trim());
     } catch {
       return 0;
+    }
+  }
+
+  /**
+   * The sandbox's cpuacct usage (nanoseconds, children included) as seconds: 0 before its first executor
+   * started (no group yet, no process), undefined where nothing counts (no cpuacct, or processes of a sandbox
+   * made before rebench counted CPU time).
+   */
+  cpuSeconds(): number | undefined {
+    const dir = controllers().includes("cpuacct") ? this.dir("cpuacct") : cpuacctWithCpu() ? this.dir("cpu") : undefined;
+    if (dir === undefined) return undefined;
+    try {
+      const ns = Number(readFileSync(path.join(dir, "cpuacct.usage"), "utf8").trim());
+      return Number.isFinite(ns) ? ns / 1e9 : undefined;
+    } catch {
+      return this.members().length === 0 ? 0 : undefined;
     }
   }
 

@@ -8,6 +8,7 @@
 import { chmodSync, chownSync, cpSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { IN_SANDBOX, SANDBOX_PATHS, venvBasePrefix } from "../layout.js";
+import { resolveCommand } from "../which.js";
 import type { SandboxMount } from "../sandbox.js";
 
 export type Role = "agent" | "grader";
@@ -134,6 +135,8 @@ export class HostDirs {
       args.push("--bind", this.broker, IN_SANDBOX.brokerDir);
     }
     args.push(...parents(SANDBOX_PATHS.python), "--ro-bind", options.pythonDir, SANDBOX_PATHS.python);
+    const bwrap = resolveCommand("bwrap");
+    if (bwrap) args.push(...parents(SANDBOX_PATHS.bwrap), "--ro-bind", bwrap, SANDBOX_PATHS.bwrap);
     if (options.venv) {
       // At the sandbox's fixed path (PATH names it), and at the host's too: console scripts' shebangs name that.
       args.push("--ro-bind", options.venv, SANDBOX_PATHS.venv);

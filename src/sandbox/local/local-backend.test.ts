@@ -40,6 +40,19 @@ describe.skipIf(!commandWorks("bwrap", ["--version"]))("LocalBackend", () => {
     expect(check.problems).toEqual([]);
   });
 
+  test.skipIf(skip !== undefined || cgroupVersion() === undefined)("with cgroups, cpuSeconds() is measured: the sandbox's own group counts its CPU time", async () => {
+    const sandbox = await backend.create({ id: `cpu${process.pid}`, limits: { memoryMb: 256, processes: 64 } });
+    try {
+      await sandbox.exec("true");
+      const before = await sandbox.cpuSeconds();
+      expect(before).toEqual(expect.any(Number));
+      await sandbox.exec("python3 -c 'import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass'");
+      expect((await sandbox.cpuSeconds())! - before!).toBeGreaterThanOrEqual(0.5);
+    } finally {
+      await sandbox.destroy();
+    }
+  });
+
   test("without root it still runs, hides the protected directory and the network, and says what is lost", async () => {
     const degraded = new LocalBackend({ root, unprivileged: true });
     expect(degraded.degradations().join("\n")).toMatch(/not root: agent, grader and root commands all run as the invoking user/);
@@ -118,16 +131,31 @@ setInterval(() => {}, 1000);
     }
   });
 
-  test.skipIf(skip !== undefined)("agentCpus limits the agent's processes to that share of a CPU; the grader's run at full speed", async () => {
-    const sandbox = await backend.create({ id: `cpu${process.pid}`, limits: { memoryMb: 256, processes: 64, agentCpus: 0.2 } });
+  test.skipIf(skip !== undefined)("the host's bubblewrap is at /opt/rebench/bin/bwrap for the one-shot jail, wherever the host keeps it", async () => {
+    const sandbox = await backend.create({ id: `bw${process.pid}`, limits: { memoryMb: 256, processes: 64 } });
     try {
-      // CPU seconds a busy loop gets in 1.5 s of wall time.
-      const busy = "python3 -c 'import time; end = time.time() + 1.5\nwhile time.time() < end: pass\nprint(round(time.process_time(), 2))'";
-      const agent = Number((await sandbox.exec(busy)).stdout);
-      const grader = Number((await sandbox.exec(busy, { user: "grader" })).stdout);
-      // The quota bounds the agent however idle the machine is (0.2 x 1.5 s, plus a period of slack); the
-      // grader, unbounded, gets what the machine's load leaves (all of a core when it is quiet).
-      expect(agent).toBeLessThan(0.4);
+      for (const user of ["agent", "grader"] as const) {
+        const result = await sandbox.exec("/opt/rebench/bin/bwrap --version", { user });
+        expect(result.stdout, user).toMatch(/^bubblewrap \d/);
+      }
+    } finally {
+      await sandbox.destroy();
+    }
+  });
+
+  test.skipIf(skip !== undefined)("agentCpus limits the agent's processes to that share of a CPU; the grader's run at full speed", async () => {
+    const sandbox = await backend.create({ id: `cpu${process.pid}`, limits: { memoryMb: 256, processes: 64, agentCpus: 0.05 } });
+    try {
+      // CPU seconds a busy loop gets in 2 s of wall time, the agent's and the grader's at the same time, so that
+      // both meet the same load from other work.
+      const busy = "python3 -c 'import time; end = time.time() + 2\nwhile time.time() < end: pass\nprint(round(time.process_time(), 2))'";
+      const [agentRun, graderRun] = await Promise.all([sandbox.exec(busy), sandbox.exec(busy, { user: "grader" })]);
+      const agent = Number(agentRun.stdout);
+      const grader = Number(graderRun.stdout);
+      // The quota bounds the agent however idle the machine is (0.05 x 2 s, plus a period of slack); the
+      // grader, unbounded, gets what the machine's load leaves (a core when it is quiet, about 0.2 of one
+      // beside ten runnable processes on two cores).
+      expect(agent).toBeLessThan(0.2);
       expect(grader).toBeGreaterThan(agent * 1.5);
     } finally {
       await sandbox.destroy();

@@ -82,6 +82,10 @@ export class LocalSandbox implements TerminalSandbox {
     return pauseThrough(await this.executor("agent"));
   }
 
+  async cpuSeconds(): Promise<number | undefined> {
+    return this.meta.cgroups ? sandboxGroups(this.id, this.meta.cgroups).cpuSeconds() : undefined;
+  }
+
   /** An interactive shell as the agent, in the agent's namespace (which a command must have started). */
   terminalCommand(request: TerminalRequest): TerminalCommand {
     if (this.destroyed) throw new InfrastructureError(`sandbox ${this.id} has been destroyed`);
@@ -216,6 +220,8 @@ export function jailConfig(meta: Pick<LocalSandboxMetadata, "jailAgentCalls" | "
     always: meta.jailAgentCalls ?? false,
     keep: [...(meta.venv ? [meta.venv] : []), ...(base ? [base] : []), ...readOnly],
     writableMounts: meta.mounts.filter((m) => m.readOnly === false).map((m) => m.target),
+    // host-dirs.ts binds the host's bubblewrap there in every namespace.
+    bwrap: SANDBOX_PATHS.bwrap,
   };
 }
 

@@ -49,6 +49,25 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
+    name: "sortable score and usage columns of runs",
+    // As SQLite's migration 2: what the viewer's runs list sorts and filters by, copied out of the summary
+    // with each event. (runs_by_created is in migration 1 here.)
+    sql: `
+      ALTER TABLE runs ADD COLUMN raw DOUBLE PRECISION;
+      ALTER TABLE runs ADD COLUMN normalized DOUBLE PRECISION;
+      ALTER TABLE runs ADD COLUMN working_seconds DOUBLE PRECISION NOT NULL DEFAULT 0;
+      ALTER TABLE runs ADD COLUMN score_calls INTEGER NOT NULL DEFAULT 0;
+      UPDATE runs SET
+        raw = COALESCE((summary::jsonb ->> 'finalRaw')::double precision, (summary::jsonb ->> 'currentRaw')::double precision),
+        normalized = (summary::jsonb ->> 'normalized')::double precision,
+        working_seconds = COALESCE((summary::jsonb -> 'usage' ->> 'workingSeconds')::double precision, 0),
+        score_calls = COALESCE((summary::jsonb ->> 'scoreCalls')::integer, 0);
+      CREATE INDEX runs_by_participant ON runs (participant_alias);
+    `,
+  },
+  {
+    // Older rebench cannot read these events, so it refuses the store (a newer schema) instead of failing on them.
+    version: 3,
     name: "runs record their scheduler job (events v3: job_submitted, job_started, cancel_requested)",
     sql: `
       ALTER TABLE runs ADD COLUMN job_id TEXT;

@@ -51,18 +51,49 @@ describe.skipIf(postgresSkip !== undefined)("PostgresRunStore", () => {
     await expect(opened).rejects.toBeInstanceOf(ConflictError);
   });
 
-  test("a store of schema 1 is migrated, and its runs (summaries without a job) read as before", async () => {
+  test.each([1, 2])("a store of schema %i is migrated, and its runs (summaries without a job) read as before", async (version) => {
+    const url = await freshDatabase();
+    await sql(url, "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+    for (const migration of PG_MIGRATIONS.filter((m) => m.version <= version)) {
+      await sql(url, migration.sql);
+      await sql(url, "INSERT INTO schema_migrations VALUES ($1, $2, 'then')", [migration.version, migration.name]);
+    }
+    const { summary, event } = schemaOneRun();
+    await sql(
+      url,
+      `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id, state, created_at, updated_at, last_seq, summary)
+       VALUES ($1, 'optimize_kernel', 'mini', 'main', 'agent', 'test-model', NULL, 'queued', $2, $2, 1, $3)`,
+      [summary.id, summary.createdAt, JSON.stringify(summary)],
+    );
+    await sql(url, "INSERT INTO run_events VALUES ($1, 1, $2, 'run_created', $3)", [summary.id, summary.createdAt, JSON.stringify(event)]);
+    const store = await PostgresRunStore.open(url);
+    expect(await store.getRun(summary.id)).toEqual({ ...summary, job: null, contendedScores: 0 });
+    await store.append(summary.id, { type: "job_submitted", executor: "slurm", jobId: "42", request: [] });
+    expect((await sql(url, "SELECT job_id FROM runs"))[0]).toEqual({ job_id: "42" });
+    expect(await sql(url, "SELECT version FROM schema_migrations ORDER BY version")).toEqual(PG_MIGRATIONS.map((m) => ({ version: m.version })));
+    expect(PG_MIGRATIONS.at(-1)?.version).toBe(3);
+    await store.close();
+  });
+
+  test("migration 2 fills the sortable columns of runs written before it", async () => {
+    const scratch = await PostgresRunStore.open(await freshDatabase());
+    const run = await scratch.createRun(sampleSpec);
+    const { summary } = await scratch.append(run.id, { type: "run_finished", stopReason: "submitted", finalRaw: 1.25, normalized: 0.75 });
+    await scratch.close();
     const url = await freshDatabase();
     await sql(url, "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
     await sql(url, PG_MIGRATIONS[0]!.sql);
     await sql(url, "INSERT INTO schema_migrations VALUES (1, 'v1', 'then')");
-    const { summary, event } = schemaOneRun();
-    await sql(url, "INSERT INTO runs VALUES ($1, 'optimize_kernel', 'mini', 'main', 'agent', 'test-model', NULL, 'queued', $2, $2, 1, $3)", [summary.id, summary.createdAt, JSON.stringify(summary)]);
-    await sql(url, "INSERT INTO run_events VALUES ($1, 1, $2, 'run_created', $3)", [summary.id, summary.createdAt, JSON.stringify(event)]);
+    await sql(
+      url,
+      `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, state, created_at, updated_at, last_seq, summary)
+       VALUES ($1, 'optimize_kernel', 'mini', 'main', 'agent', 'test-model', 'finished', $2, $3, 2, $4)`,
+      [run.id, summary.createdAt, summary.updatedAt, JSON.stringify(summary)],
+    );
     const store = await PostgresRunStore.open(url);
-    expect(await store.getRun(summary.id)).toEqual({ ...summary, job: null });
-    await store.append(summary.id, { type: "job_submitted", executor: "slurm", jobId: "42", request: [] });
-    expect((await sql(url, "SELECT job_id FROM runs"))[0]).toEqual({ job_id: "42" });
+    const page = await store.pageRuns({ minScore: 0.5, sort: "raw" });
+    expect(page.runs.map((r) => [r.id, r.finalRaw])).toEqual([[run.id, 1.25]]);
+    expect((await store.pageRuns({ maxScore: 0.5 })).total).toBe(0);
     await store.close();
   });
 

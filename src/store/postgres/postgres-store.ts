@@ -6,7 +6,8 @@
  * summary, so concurrent writers on any host serialize per run and never lose or reorder an event;
  * triggers refuse UPDATE, DELETE and TRUNCATE of events; a store of a newer schema is refused. Within one
  * process, the appends of one run are queued, so they commit in the order they were called, as with
- * SQLite's synchronous driver.
+ * SQLite's synchronous driver. Text sorts by its bytes and search ignores ASCII case only (COLLATE "C"), as
+ * in SQLite, whatever the database's locale.
  */
 import pg from "pg";
 import {
@@ -27,7 +28,8 @@ import {
   summarize,
 } from "../../core/index.js";
 import { checkImport, runColumns } from "../import-events.js";
-import type { AppendResult, EventQuery, RunFilter, RunStore } from "../store.js";
+import { asciiLower, SORT_COLUMNS, sortColumns } from "../run-columns.js";
+import type { AppendResult, EventQuery, RunFacets, RunFilter, RunPage, RunPageQuery, RunStore } from "../store.js";
 import { MIGRATION_LOCK, PG_MIGRATIONS } from "./migrations.js";
 import { redactUrl } from "../redact-url.js";
 
@@ -38,6 +40,12 @@ const FILTER_COLUMNS = [
   ["participant", "participant_alias"],
   ["batchId", "batch_id"],
 ] as const satisfies ReadonlyArray<readonly [keyof RunFilter, string]>;
+
+/** Events a search reads from the server at a time (matches stop it early). */
+const SEARCH_BATCH = 200;
+
+/** The `runs` columns of text, which sort by bytes (COLLATE "C") as SQLite's do. */
+const TEXT_COLUMNS = new Set(["created_at", "updated_at", "environment", "variant", "participant_alias", "state"]);
 
 export interface PostgresStoreOptions {
   /** Connections this process keeps at most; default 8 (a batch's concurrent runs share them). */
@@ -87,11 +95,12 @@ export class PostgresRunStore implements RunStore {
     );
     const summary = summarize(undefined, { runId: id, seq: 1, event });
     await this.#transaction(async (client) => {
+      const { raw, normalized, working, scoreCalls } = sortColumns(summary);
       const inserted = await client.query(
         `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
-                           state, created_at, updated_at, last_seq, summary)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, 1, $10) ON CONFLICT (id) DO NOTHING`,
-        [...runColumns(id, parsed, summary.state), event.ts, JSON.stringify(summary)],
+                           state, created_at, updated_at, last_seq, summary, raw, normalized, working_seconds, score_calls)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, 1, $10, $11, $12, $13, $14) ON CONFLICT (id) DO NOTHING`,
+        [...runColumns(id, parsed, summary.state), event.ts, JSON.stringify(summary), raw, normalized, working, scoreCalls],
       );
       if (inserted.rowCount === 0) throw new ConflictError(`run ${id} already exists`);
       await insertEvent(client, id, 1, event);
@@ -120,16 +129,15 @@ export class PostgresRunStore implements RunStore {
         const current = await readSummary(client, runId, { lock: true });
         const { summary, parsed } = checkImport(runId, current, events, this.location);
         if (current === undefined) {
-          const spec = summary.spec;
+          // The row first (events refer to it); updateSummary fills in the rest.
           await client.query(
             `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
-                               state, created_at, updated_at, last_seq, summary, job_id)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-            [...runColumns(runId, spec, summary.state), summary.createdAt, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), summary.job?.id ?? null],
+                               state, created_at, updated_at, last_seq, summary)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, '{}')`,
+            [...runColumns(runId, summary.spec, summary.state), summary.createdAt, summary.updatedAt],
           );
-        } else {
-          await updateSummary(client, runId, summary);
         }
+        await updateSummary(client, runId, summary);
         for (const { seq, event } of parsed) await insertEvent(client, runId, seq, event);
         return summary;
       }),
@@ -149,18 +157,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    for (const [key, column] of FILTER_COLUMNS) {
-      const value = filter[key];
-      if (value === undefined) continue;
-      params.push(value);
-      where.push(`${column} = $${params.length}`);
-    }
-    if (filter.states && filter.states.length > 0) {
-      params.push([...filter.states]);
-      where.push(`state = ANY($${params.length})`);
-    }
+    const { where, params } = whereClause(filter);
     const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
     let order = "ORDER BY created_at, id";
     if (filter.limit !== undefined) {
@@ -171,16 +168,87 @@ export class PostgresRunStore implements RunStore {
     return rows.map((row) => RunSummary.parse(JSON.parse(row.summary)));
   }
 
+  async pageRuns(query: RunPageQuery = {}): Promise<RunPage> {
+    const { where, params } = whereClause(query);
+    if (query.minScore !== undefined) {
+      params.push(query.minScore);
+      where.push(`normalized >= $${params.length}`);
+    }
+    if (query.maxScore !== undefined) {
+      params.push(query.maxScore);
+      where.push(`normalized <= $${params.length}`);
+    }
+    const filter = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    const column = SORT_COLUMNS[query.sort ?? "created"];
+    const direction = query.descending ? "DESC" : "ASC";
+    const sorted = TEXT_COLUMNS.has(column) ? `${column} COLLATE "C"` : column;
+    // Missing values last; ties in creation order (as SQLite's store sorts).
+    const order =
+      column === "created_at"
+        ? `created_at COLLATE "C" ${direction}, id COLLATE "C" ${direction}`
+        : `${column} IS NULL, ${sorted} ${direction}, created_at COLLATE "C", id COLLATE "C"`;
+    const pageParams = [...params, query.limit ?? 50, query.offset ?? 0];
+    const [count, page] = await this.#query(async (client) => [
+      await client.query<{ n: string }>(`SELECT COUNT(*) AS n FROM runs ${filter}`, params),
+      await client.query<{ summary: string }>(
+        `SELECT summary FROM runs ${filter} ORDER BY ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+        pageParams,
+      ),
+    ] as const);
+    return { total: Number(count.rows[0]?.n ?? 0), runs: page.rows.map((row) => RunSummary.parse(JSON.parse(row.summary))) };
+  }
+
+  async runFacets(): Promise<RunFacets> {
+    return this.#query(async (client) => {
+      const distinct = async (column: string) =>
+        (await client.query<{ v: string }>(`SELECT DISTINCT ${column} COLLATE "C" AS v FROM runs ORDER BY v`)).rows.map((r) => r.v);
+      return {
+        environments: await distinct("environment"),
+        variants: await distinct("variant"),
+        participants: await distinct("participant_alias"),
+        states: await distinct("state"),
+      };
+    });
+  }
+
+  async searchEvents(runId: RunId, text: string, options: { limit?: number } = {}): Promise<number[]> {
+    if (text === "") return [];
+    const needle = asciiLower(text);
+    const limit = options.limit ?? 1000;
+    // The payload's JSON text narrows the rows in the server (a value's escaped form is in it); then only the
+    // event's string values count (not its keys, nor its type and timestamp), as text: a newline matches a
+    // newline. Checked here rather than through jsonb, which refuses a payload with "\u0000" in it.
+    return this.#query(async (client) => {
+      const found: number[] = [];
+      let after = 0;
+      for (;;) {
+        const { rows } = await client.query<{ seq: number; payload: string }>(
+          `SELECT seq, payload FROM run_events WHERE run_id = $1 AND seq > $2 AND strpos(lower(payload COLLATE "C"), $3) > 0
+           ORDER BY seq LIMIT ${SEARCH_BATCH}`,
+          [runId, after, JSON.stringify(needle).slice(1, -1)],
+        );
+        for (const row of rows) {
+          if (!eventTextContains(JSON.parse(row.payload) as Record<string, unknown>, needle)) continue;
+          found.push(row.seq);
+          if (found.length >= limit) return found;
+        }
+        if (rows.length < SEARCH_BATCH) return found;
+        after = rows.at(-1)!.seq;
+      }
+    });
+  }
+
   async events(runId: RunId, query: EventQuery = {}): Promise<StoredEvent[]> {
-    const params: unknown[] = [runId, query.afterSeq ?? 0];
+    // LIMIT NULL is no limit.
+    const params: unknown[] = [runId, query.afterSeq ?? 0, query.limit ?? null];
     let typeClause = "";
     if (query.types && query.types.length > 0) {
       params.push([...query.types]);
-      typeClause = "AND type = ANY($3)";
+      typeClause = "AND type = ANY($4)";
     }
     const { rows } = await this.#query((client) =>
       client.query<{ run_id: string; seq: number; payload: string }>(
-        `SELECT run_id, seq, payload FROM run_events WHERE run_id = $1 AND seq > $2 ${typeClause} ORDER BY seq`,
+        `SELECT run_id, seq, payload FROM run_events WHERE run_id = $1 AND seq > $2 ${typeClause} ORDER BY seq LIMIT $3`,
         params,
       ),
     );
@@ -255,15 +323,42 @@ async function readSummary(client: pg.PoolClient, runId: string, options: { lock
   return rows[0] ? RunSummary.parse(JSON.parse(rows[0].summary)) : undefined;
 }
 
+/** Rewrite the run's summary row: the summary and the columns copied out of it (sort columns, scheduler job). */
 async function updateSummary(client: pg.PoolClient, runId: string, summary: RunSummary): Promise<void> {
-  await client.query("UPDATE runs SET state = $1, updated_at = $2, last_seq = $3, summary = $4, job_id = $5 WHERE id = $6", [
-    summary.state,
-    summary.updatedAt,
-    summary.lastSeq,
-    JSON.stringify(summary),
-    summary.job?.id ?? null,
-    runId,
-  ]);
+  const { raw, normalized, working, scoreCalls } = sortColumns(summary);
+  await client.query(
+    `UPDATE runs SET state = $1, updated_at = $2, last_seq = $3, summary = $4, job_id = $5, raw = $6, normalized = $7,
+                     working_seconds = $8, score_calls = $9 WHERE id = $10`,
+    [summary.state, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), summary.job?.id ?? null, raw, normalized, working, scoreCalls, runId],
+  );
+}
+
+/** Whether a string value of the event (not a key, nor its top-level type and timestamp) contains `needle`, ignoring ASCII case. */
+function eventTextContains(event: Record<string, unknown>, needle: string): boolean {
+  const walk = (value: unknown): boolean => {
+    if (typeof value === "string") return asciiLower(value).includes(needle);
+    if (Array.isArray(value)) return value.some(walk);
+    if (value !== null && typeof value === "object") return Object.values(value).some(walk);
+    return false;
+  };
+  return Object.entries(event).some(([key, value]) => key !== "type" && key !== "ts" && walk(value));
+}
+
+/** RunFilter's equality filters and states as conditions, and their parameters ($1, $2, ... in order). */
+function whereClause(filter: RunFilter): { where: string[]; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  for (const [key, column] of FILTER_COLUMNS) {
+    const value = filter[key];
+    if (value === undefined) continue;
+    params.push(value);
+    where.push(`${column} = $${params.length}`);
+  }
+  if (filter.states && filter.states.length > 0) {
+    params.push([...filter.states]);
+    where.push(`state = ANY($${params.length})`);
+  }
+  return { where, params };
 }
 
 async function insertEvent(client: pg.PoolClient, runId: string, seq: number, event: RunEvent): Promise<void> {

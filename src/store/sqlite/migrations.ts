@@ -48,8 +48,27 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    // Older rebench cannot read these events, so it refuses the store (a newer schema) instead of failing on them.
     version: 2,
+    name: "sortable score and usage columns of runs",
+    // The viewer's runs list sorts and filters 10,000 runs in the store: these columns copy what it sorts by
+    // out of the summary (written with each event, as the summary is), so no query parses summaries.
+    sql: `
+      ALTER TABLE runs ADD COLUMN raw REAL;
+      ALTER TABLE runs ADD COLUMN normalized REAL;
+      ALTER TABLE runs ADD COLUMN working_seconds REAL NOT NULL DEFAULT 0;
+      ALTER TABLE runs ADD COLUMN score_calls INTEGER NOT NULL DEFAULT 0;
+      UPDATE runs SET
+        raw = COALESCE(json_extract(summary, '$.finalRaw'), json_extract(summary, '$.currentRaw')),
+        normalized = json_extract(summary, '$.normalized'),
+        working_seconds = COALESCE(json_extract(summary, '$.usage.workingSeconds'), 0),
+        score_calls = COALESCE(json_extract(summary, '$.scoreCalls'), 0);
+      CREATE INDEX runs_by_created ON runs (created_at, id);
+      CREATE INDEX runs_by_participant ON runs (participant_alias);
+    `,
+  },
+  {
+    // Older rebench cannot read these events, so it refuses the store (a newer schema) instead of failing on them.
+    version: 3,
     name: "runs record their scheduler job (events v3: job_submitted, job_started, cancel_requested)",
     sql: `
       ALTER TABLE runs ADD COLUMN job_id TEXT;

@@ -45,23 +45,29 @@ describe("SqliteRunStore", () => {
     expect(() => SqliteRunStore.open(file)).toThrow(/schema version 999, newer than this rebench knows/);
   });
 
-  test("a store of schema 1 is migrated, and its runs (summaries without a job) read as before", async () => {
-    const file = path.join(dir, "schema-one.db");
+  test.each([1, 2])("a store of schema %i is migrated, and its runs (summaries without a job) read as before", async (version) => {
+    const file = path.join(dir, `schema-${version}.db`);
     const db = new Database(file);
     db.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
-    db.exec(MIGRATIONS[0]!.sql);
-    db.prepare("INSERT INTO schema_migrations VALUES (1, 'v1', 'then')").run();
+    for (const migration of MIGRATIONS.filter((m) => m.version <= version)) {
+      db.exec(migration.sql);
+      db.prepare("INSERT INTO schema_migrations VALUES (?, ?, 'then')").run(migration.version, migration.name);
+    }
     const { summary, event } = schemaOneRun();
-    db.prepare("INSERT INTO runs VALUES (?, 'optimize_kernel', 'mini', 'main', 'agent', 'test-model', NULL, 'queued', ?, ?, 1, ?)").run(summary.id, summary.createdAt, summary.createdAt, JSON.stringify(summary));
+    db.prepare(
+      `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id, state, created_at, updated_at, last_seq, summary)
+       VALUES (?, 'optimize_kernel', 'mini', 'main', 'agent', 'test-model', NULL, 'queued', ?, ?, 1, ?)`,
+    ).run(summary.id, summary.createdAt, summary.createdAt, JSON.stringify(summary));
     db.prepare("INSERT INTO run_events VALUES (?, 1, ?, 'run_created', ?)").run(summary.id, summary.createdAt, JSON.stringify(event));
     db.close();
     const store = SqliteRunStore.open(file);
-    expect(await store.getRun(summary.id)).toEqual({ ...summary, job: null });
+    expect(await store.getRun(summary.id)).toEqual({ ...summary, job: null, contendedScores: 0 });
     await store.append(summary.id, { type: "job_submitted", executor: "slurm", jobId: "42", request: [] });
     await store.close();
     const raw = new Database(file);
     expect(raw.prepare("SELECT job_id FROM runs").get()).toEqual({ job_id: "42" });
     expect(raw.prepare("SELECT version FROM schema_migrations ORDER BY version").all()).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
+    expect(MIGRATIONS.at(-1)?.version).toBe(3);
     raw.close();
   });
 
@@ -74,5 +80,27 @@ describe("SqliteRunStore", () => {
     expect((await reader.getRun(run.id)).state).toBe("running");
     await writer.close();
     await reader.close();
+  });
+
+  test("migration 2 fills the sortable columns of runs written before it", async () => {
+    const scratch = SqliteRunStore.open(":memory:");
+    const run = await scratch.createRun(sampleSpec);
+    const { summary } = await scratch.append(run.id, { type: "run_finished", stopReason: "submitted", finalRaw: 1.25, normalized: 0.75 });
+    await scratch.close();
+    const file = path.join(dir, "v1.db");
+    const db = new Database(file);
+    db.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+    db.exec(MIGRATIONS[0]!.sql);
+    db.prepare("INSERT INTO schema_migrations VALUES (1, 'v1', 'then')").run();
+    db.prepare(
+      `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, state, created_at, updated_at, last_seq, summary)
+       VALUES (?, 'optimize_kernel', 'mini', 'main', 'agent', 'test-model', 'finished', ?, ?, 2, ?)`,
+    ).run(run.id, summary.createdAt, summary.updatedAt, JSON.stringify(summary));
+    db.close();
+    const store = SqliteRunStore.open(file);
+    const page = await store.pageRuns({ minScore: 0.5, sort: "raw" });
+    expect(page.runs.map((r) => [r.id, r.finalRaw])).toEqual([[run.id, 1.25]]);
+    expect((await store.pageRuns({ maxScore: 0.5 })).total).toBe(0);
+    await store.close();
   });
 });

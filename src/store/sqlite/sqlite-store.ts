@@ -24,7 +24,8 @@ import {
   summarize,
 } from "../../core/index.js";
 import { checkImport, runColumns } from "../import-events.js";
-import type { AppendResult, EventQuery, RunFilter, RunStore } from "../store.js";
+import { asciiLower, SORT_COLUMNS, sortColumns } from "../run-columns.js";
+import type { AppendResult, EventQuery, RunFacets, RunFilter, RunPage, RunPageQuery, RunStore } from "../store.js";
 import { MIGRATIONS } from "./migrations.js";
 
 /** Equality filters of RunFilter and the `runs` columns they compare. */
@@ -38,6 +39,7 @@ const FILTER_COLUMNS = [
 interface RunRow {
   summary: string;
 }
+
 interface EventRow {
   run_id: string;
   seq: number;
@@ -88,8 +90,9 @@ export class SqliteRunStore implements RunStore {
       this.#db
         .prepare(
           `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
-                             state, created_at, updated_at, last_seq, summary)
-           VALUES (@id, @environment, @variant, @task, @kind, @alias, @batchId, @state, @ts, @ts, 1, @summary)`,
+                             state, created_at, updated_at, last_seq, summary, raw, normalized, working_seconds, score_calls)
+           VALUES (@id, @environment, @variant, @task, @kind, @alias, @batchId, @state, @ts, @ts, 1, @summary,
+                   @raw, @normalized, @working, @scoreCalls)`,
         )
         .run({
           id,
@@ -102,6 +105,7 @@ export class SqliteRunStore implements RunStore {
           state: summary.state,
           ts: event.ts,
           summary: JSON.stringify(summary),
+          ...sortColumns(summary),
         });
       this.#insertEvent(id, 1, event);
     }).immediate();
@@ -116,9 +120,7 @@ export class SqliteRunStore implements RunStore {
       const stored: StoredEvent = { runId, seq: current.lastSeq + 1, event };
       const summary = summarize(current, stored);
       this.#insertEvent(runId, stored.seq, event);
-      this.#db
-        .prepare("UPDATE runs SET state = ?, updated_at = ?, last_seq = ?, summary = ?, job_id = ? WHERE id = ?")
-        .run(summary.state, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), summary.job?.id ?? null, runId);
+      this.#writeSummary(runId, summary);
       return { stored, summary };
     }).immediate();
   }
@@ -131,14 +133,11 @@ export class SqliteRunStore implements RunStore {
         this.#db
           .prepare(
             `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
-                               state, created_at, updated_at, last_seq, summary, job_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                               state, created_at, updated_at, last_seq, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '{}')`,
           )
-          .run(...runColumns(runId, summary.spec, summary.state), summary.createdAt, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), summary.job?.id ?? null);
-      } else {
-        this.#db
-          .prepare("UPDATE runs SET state = ?, updated_at = ?, last_seq = ?, summary = ?, job_id = ? WHERE id = ?")
-          .run(summary.state, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), summary.job?.id ?? null, runId);
+          .run(...runColumns(runId, summary.spec, summary.state), summary.createdAt, summary.updatedAt);
       }
+      this.#writeSummary(runId, summary);
       for (const { seq, event } of parsed) this.#insertEvent(runId, seq, event);
       return summary;
     }).immediate();
@@ -157,36 +156,72 @@ export class SqliteRunStore implements RunStore {
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
-    const where: string[] = [];
-    const params: Record<string, unknown> = {};
-    for (const [key, column] of FILTER_COLUMNS) {
-      const value = filter[key];
-      if (value === undefined) continue;
-      where.push(`${column} = @${key}`);
-      params[key] = value;
-    }
-    if (filter.states && filter.states.length > 0) {
-      const names = filter.states.map((state, i) => {
-        params[`state${i}`] = state;
-        return `@state${i}`;
-      });
-      where.push(`state IN (${names.join(", ")})`);
-    }
-    const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    const { clause, params } = whereClause(filter);
     const order = filter.limit === undefined ? "ORDER BY created_at, id" : "ORDER BY created_at DESC, id DESC LIMIT @limit";
     if (filter.limit !== undefined) params.limit = filter.limit;
     const rows = this.#db.prepare(`SELECT summary FROM runs ${clause} ${order}`).all(params) as RunRow[];
     return rows.map((row) => RunSummary.parse(JSON.parse(row.summary)));
   }
 
+  async pageRuns(query: RunPageQuery = {}): Promise<RunPage> {
+    const { clause, params } = whereClause(query);
+    const where = clause === "" ? [] : [clause.slice("WHERE ".length)];
+    if (query.minScore !== undefined) {
+      where.push("normalized >= @minScore");
+      params.minScore = query.minScore;
+    }
+    if (query.maxScore !== undefined) {
+      where.push("normalized <= @maxScore");
+      params.maxScore = query.maxScore;
+    }
+    const filter = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    const { n } = this.#db.prepare(`SELECT COUNT(*) AS n FROM runs ${filter}`).get(params) as { n: number };
+    const column = SORT_COLUMNS[query.sort ?? "created"];
+    const direction = query.descending ? "DESC" : "ASC";
+    // Missing values last; ties in creation order.
+    const order = column === "created_at" ? `created_at ${direction}, id ${direction}` : `${column} IS NULL, ${column} ${direction}, created_at, id`;
+    params.limit = query.limit ?? 50;
+    params.offset = query.offset ?? 0;
+    const rows = this.#db
+      .prepare(`SELECT summary FROM runs ${filter} ORDER BY ${order} LIMIT @limit OFFSET @offset`)
+      .all(params) as RunRow[];
+    return { total: n, runs: rows.map((row) => RunSummary.parse(JSON.parse(row.summary))) };
+  }
+
+  async runFacets(): Promise<RunFacets> {
+    const distinct = (column: string) =>
+      (this.#db.prepare(`SELECT DISTINCT ${column} AS v FROM runs ORDER BY ${column}`).all() as { v: string }[]).map((r) => r.v);
+    return {
+      environments: distinct("environment"),
+      variants: distinct("variant"),
+      participants: distinct("participant_alias"),
+      states: distinct("state"),
+    };
+  }
+
+  async searchEvents(runId: RunId, text: string, options: { limit?: number } = {}): Promise<number[]> {
+    if (text === "") return [];
+    // Only the event's string values (not its keys, type or timestamp), as text: a newline matches a newline.
+    const rows = this.#db
+      .prepare(
+        `SELECT seq FROM run_events WHERE run_id = @runId AND instr(lower(payload), @escaped) > 0 AND EXISTS (
+           SELECT 1 FROM json_tree(payload) AS t WHERE t.type = 'text' AND t.fullkey NOT IN ('$.type', '$.ts')
+             AND instr(lower(t.value), @needle) > 0)
+         ORDER BY seq LIMIT @limit`,
+      )
+      .all({ runId, needle: asciiLower(text), escaped: JSON.stringify(asciiLower(text)).slice(1, -1), limit: options.limit ?? 1000 }) as { seq: number }[];
+    return rows.map((row) => row.seq);
+  }
+
   async events(runId: RunId, query: EventQuery = {}): Promise<StoredEvent[]> {
-    const params: Record<string, unknown> = { runId, afterSeq: query.afterSeq ?? 0 };
+    const params: Record<string, unknown> = { runId, afterSeq: query.afterSeq ?? 0, limit: query.limit ?? -1 };
     let typeClause = "";
     if (query.types && query.types.length > 0) {
       typeClause = `AND type IN (${query.types.map((type, i) => ((params[`t${i}`] = type), `@t${i}`)).join(", ")})`;
     }
     const rows = this.#db
-      .prepare(`SELECT run_id, seq, payload FROM run_events WHERE run_id = @runId AND seq > @afterSeq ${typeClause} ORDER BY seq`)
+      // With types, the type index (else SQLite walks the whole run in seq order, payloads and all).
+      .prepare(`SELECT run_id, seq, payload FROM run_events ${typeClause ? "INDEXED BY run_events_by_type" : ""} WHERE run_id = @runId AND seq > @afterSeq ${typeClause} ORDER BY seq LIMIT @limit`)
       .all(params) as EventRow[];
     return rows.map((row) => ({ runId: row.run_id, seq: row.seq, event: RunEvent.parse(JSON.parse(row.payload)) }));
   }
@@ -205,11 +240,49 @@ export class SqliteRunStore implements RunStore {
     return row ? RunSummary.parse(JSON.parse(row.summary)) : undefined;
   }
 
+  /** Rewrite the run's summary row: the summary and the columns copied out of it (sort columns, scheduler job). */
+  #writeSummary(runId: string, summary: RunSummary): void {
+    this.#db
+      .prepare(
+        `UPDATE runs SET state = @state, updated_at = @updatedAt, last_seq = @lastSeq, summary = @summary, raw = @raw,
+                normalized = @normalized, working_seconds = @working, score_calls = @scoreCalls, job_id = @jobId WHERE id = @id`,
+      )
+      .run({
+        state: summary.state,
+        updatedAt: summary.updatedAt,
+        lastSeq: summary.lastSeq,
+        summary: JSON.stringify(summary),
+        jobId: summary.job?.id ?? null,
+        id: runId,
+        ...sortColumns(summary),
+      });
+  }
+
   #insertEvent(runId: string, seq: number, event: RunEvent): void {
     this.#db
       .prepare("INSERT INTO run_events (run_id, seq, ts, type, payload) VALUES (?, ?, ?, ?, ?)")
       .run(runId, seq, event.ts, event.type, JSON.stringify(event));
   }
+}
+
+/** The WHERE clause of RunFilter's equality filters and states. */
+function whereClause(filter: RunFilter): { clause: string; params: Record<string, unknown> } {
+  const where: string[] = [];
+  const params: Record<string, unknown> = {};
+  for (const [key, column] of FILTER_COLUMNS) {
+    const value = filter[key];
+    if (value === undefined) continue;
+    where.push(`${column} = @${key}`);
+    params[key] = value;
+  }
+  if (filter.states && filter.states.length > 0) {
+    const names = filter.states.map((state, i) => {
+      params[`state${i}`] = state;
+      return `@state${i}`;
+    });
+    where.push(`state IN (${names.join(", ")})`);
+  }
+  return { clause: where.length > 0 ? `WHERE ${where.join(" AND ")}` : "", params };
 }
 
 function migrate(db: Database.Database, file: string): void {

@@ -1,0 +1,172 @@
+/**
+ * @module
+ * What the viewer's server sends its pages, and what `--export` writes as files: the one place these shapes
+ * are defined, imported by the server (src/web) and the browser code (src/web/client) alike. They are the
+ * viewer's own (not stored, not shared with Python), so plain interfaces rather than zod schemas.
+ */
+
+/** One run as the runs list shows it. */
+export interface RunRow {
+  id: string;
+  environment: string;
+  variant: string;
+  task: string;
+  participant: string;
+  participantKind: "agent" | "human";
+  scaffold: string | null;
+  state: string;
+  stopReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+  workingSeconds: number;
+  scoreCalls: number;
+  validScores: number;
+  /** Final raw score when finished, else the aggregate so far; null when none (or withheld in an export). */
+  raw: number | null;
+  normalized: number | null;
+  /** True when the run's score values are hidden (task `hidden_score`) and this copy leaves them out. */
+  scoresWithheld: boolean;
+  events: number;
+}
+
+export interface RunFacetsView {
+  environments: string[];
+  variants: string[];
+  participants: string[];
+  states: string[];
+}
+
+export interface RunsPage {
+  total: number;
+  offset: number;
+  limit: number;
+  runs: RunRow[];
+  facets: RunFacetsView;
+}
+
+/** A piece of an item's text: a command, an output stream, a message; cut to a preview unless `complete`. */
+export interface ItemPart {
+  label: string;
+  text: string;
+  /** Length of the whole text in UTF-8 bytes (the preview may be shorter). */
+  bytes: number;
+  /** Whether `text` is the whole text. */
+  complete: boolean;
+  tone?: "error" | "muted";
+}
+
+export type ItemKind = "generation" | "action" | "observation" | "score" | "pause" | "state" | "note" | "time" | "end" | "start" | "other";
+
+/** One event of the trajectory. */
+export interface TrajectoryItem {
+  seq: number;
+  ts: string;
+  type: string;
+  kind: ItemKind;
+  title: string;
+  badges: string[];
+  parts: ItemPart[];
+  /** Whether every part is complete (then expanding needs no request). */
+  complete: boolean;
+}
+
+export interface ScoreLogRow {
+  seq: number;
+  timestamp: string;
+  elapsedSeconds: number;
+  outcome: "scored" | "invalid" | "timedOut" | "error";
+  /** The raw value of a scored entry; null otherwise, or when withheld. */
+  value: number | null;
+  /** The reason, message or timeout, for an entry that is not scored. */
+  why: string | null;
+  message: Record<string, unknown>;
+  trigger: string;
+}
+
+export interface BudgetRow {
+  name: string;
+  used: number;
+  limit: number | null;
+  unit: "seconds" | "tokens" | "dollars" | "actions";
+}
+
+export interface PauseRow {
+  reason: string;
+  startedAt: string;
+  endedAt: string | null;
+  seconds: number | null;
+}
+
+export interface AideNodeView {
+  id: number;
+  parentId: number | null;
+  stage: string;
+  metric: number | null;
+  buggy: boolean;
+  plan: string;
+  seq: number;
+}
+
+export interface RunDetail {
+  row: RunRow;
+  aggregation: string;
+  direction: string;
+  normalization: { start: number; reference: number; source?: string } | null;
+  timeLimitSeconds: number | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  error: string | null;
+  provenance: Record<string, unknown> | null;
+  usage: { wallSeconds: number; workingSeconds: number; pausedSeconds: number; inputTokens: number; outputTokens: number; costUsd: number; actions: number };
+  budgets: BudgetRow[];
+  scoreLog: ScoreLogRow[];
+  pauses: PauseRow[];
+  aide: { nodes: AideNodeView[]; best: number | null } | null;
+  /** Where a human run's terminal recording is: the note's seq; null when the run has none. */
+  recording: { seq: number; tailOnly: boolean } | null;
+  /** What this copy leaves out (exports), one line each. */
+  withheld: string[];
+}
+
+/** A human run's terminal session: what was shown, and when (seconds after the previous chunk, bytes). */
+export interface RecordingView {
+  /** The output, base64 (raw terminal bytes). */
+  output: string;
+  /** Delay in seconds before each chunk and the chunk's length in bytes; empty: play all at once. */
+  timing: [number, number][];
+  /** True when only the end of the session was kept (the files are gone). */
+  tailOnly: boolean;
+}
+
+export interface ComparisonTable {
+  title: string;
+  headers: string[];
+  numeric: boolean[];
+  rows: string[][];
+  note: string;
+}
+
+export interface ComparisonView {
+  source: string;
+  runs: number;
+  notes: string[];
+  tables: ComparisonTable[];
+  /** Figures as SVG text, drawn by the report's own renderer (escaped there). */
+  figures: { name: string; title: string; svg: string }[];
+  filters: { environment?: string; variant?: string; participant?: string; budgets: string };
+}
+
+/** What the server or the export says about itself. */
+export interface ViewerMeta {
+  mode: "live" | "static";
+  store: string;
+  /** For exports: when it was written and what it leaves out. */
+  exportedAt?: string;
+  notes: string[];
+}
+
+/** A live update of a run: new items after the cursor and the run as it is now. */
+export interface LiveUpdate {
+  row: RunRow;
+  items: TrajectoryItem[];
+}

@@ -1,0 +1,159 @@
+/**
+ * @module
+ * The run page: what the run is and how it stands (state, scores, provenance), usage against every budget,
+ * the score log as a chart and a table, pauses with their reasons, AIDE's tree of solutions, a human run's
+ * terminal recording, and the trajectory. A run in progress updates in place as its events arrive.
+ */
+import type { AideNodeView, RunDetail, RunRow } from "../api-types.js";
+import { clear, h } from "./dom.js";
+import { amount, duration, score, when } from "./format.js";
+import { scoreChart, scoreTable } from "./score-chart.js";
+import type { Source } from "./source.js";
+import { trajectoryView } from "./trajectory-view.js";
+
+export async function runPage(root: HTMLElement, source: Source, id: string): Promise<() => void> {
+  let detail = await source.run(id);
+  clear(root);
+  const head = h("div", { class: "run-head" });
+  const overview = h("section", { class: "overview" });
+  const charts = h("section", { class: "scores" });
+  const drawTop = () => {
+    clear(head);
+    clear(overview);
+    clear(charts);
+    head.appendChild(header(detail.row));
+    overview.appendChild(summary(detail));
+    overview.appendChild(budgets(detail));
+    overview.appendChild(pauses(detail));
+    charts.appendChild(h("h2", {}, "Score log"));
+    charts.appendChild(scoreChart(detail, (seq) => trajectory.reveal(seq)));
+    if (detail.scoreLog.length > 0) charts.appendChild(h("div", { class: "score-table" }, scoreTable(detail, (seq) => trajectory.reveal(seq))));
+  };
+  const trajectory = trajectoryView(source, detail.row.id, detail.row.events);
+  drawTop();
+  root.append(head, ...detail.withheld.map((w) => h("p", { class: "note" }, w)), overview, charts);
+  if (detail.aide) root.appendChild(aide(detail.aide, (seq) => trajectory.reveal(seq)));
+  if (detail.recording) {
+    const holder = h("section", { class: "recording" }, h("h2", {}, "Terminal recording"));
+    root.appendChild(holder);
+    const [{ playback }, recording] = await Promise.all([import("./playback.js"), source.recording(detail.row.id)]);
+    holder.appendChild(playback(recording));
+  }
+  root.appendChild(h("h2", {}, "Trajectory"));
+  root.appendChild(trajectory.element);
+  const running = () => detail.row.state !== "finished" && detail.row.state !== "failed";
+  if (source.mode !== "live" || !running()) return () => undefined;
+  let refreshing = false;
+  const stop = source.follow(
+    detail.row.id,
+    detail.row.events,
+    (update) => {
+      trajectory.add(update.items, update.row.events);
+      // The header, score log and budgets come from the detail: fetch it again when the run moved.
+      if (!refreshing && (update.items.length > 0 || update.row.state !== detail.row.state)) {
+        refreshing = true;
+        void source.run(id).then((again) => {
+          detail = again;
+          refreshing = false;
+          drawTop();
+        });
+      }
+    },
+    () => undefined,
+  );
+  trajectory.setFollowing(true);
+  return stop;
+}
+
+function header(row: RunRow): HTMLElement {
+  return h(
+    "div",
+    {},
+    h("p", { class: "crumbs" }, h("a", { href: "#/runs" }, "runs"), ` / ${row.id}`),
+    h("h1", {}, `${row.environment}/${row.variant}`, h("span", { class: "task" }, ` (${row.task})`), " by ", row.participant),
+    h("p", { class: "state-line" }, h("span", { class: `state state-${row.state}`, id: "run-state" }, row.state), row.stopReason ? ` (${row.stopReason})` : "", row.scaffold ? ` · scaffold ${row.scaffold}` : "", ` · ${row.events} events`),
+  );
+}
+
+function dl(pairs: [string, string][]): HTMLElement {
+  const list = h("dl");
+  for (const [k, v] of pairs) list.append(h("dt", {}, k), h("dd", {}, v));
+  return list;
+}
+
+function summary(detail: RunDetail): HTMLElement {
+  const { row } = detail;
+  const withheld = row.scoresWithheld ? "hidden" : undefined;
+  const norm = detail.normalization;
+  return h(
+    "div",
+    { class: "card" },
+    h("h2", {}, "Run"),
+    dl([
+      ["raw score", withheld ?? `${score(row.raw, 4)}${row.state === "finished" ? "" : " (so far)"} · ${detail.aggregation} of the log, ${detail.direction === "min" ? "lower" : "higher"} is better`],
+      ["normalized", withheld ?? score(row.normalized)],
+      ["normalization", norm ? `start ${score(norm.start, 4)} → reference ${score(norm.reference, 4)} (${norm.source ?? "?"})` : "none"],
+      ["created", when(row.createdAt)],
+      ["started", when(detail.startedAt)],
+      ["finished", when(detail.finishedAt)],
+      ["time limit", duration(detail.timeLimitSeconds)],
+      ["provenance", detail.provenance ? `rebench ${String(detail.provenance.rebenchVersion)} (${String(detail.provenance.rebenchCommit ?? "no commit")})` : "not recorded"],
+      ...(detail.error ? ([["error", detail.error]] as [string, string][]) : []),
+    ]),
+  );
+}
+
+function budgets(detail: RunDetail): HTMLElement {
+  const table = h("table", { class: "budgets", id: "budgets" }, h("thead", {}, h("tr", {}, h("th", {}, "budget"), h("th", { class: "n" }, "used"), h("th", { class: "n" }, "limit"), h("th", {}, ""))));
+  const body = h("tbody");
+  for (const b of detail.budgets) {
+    const fraction = b.limit ? Math.min(1, b.used / b.limit) : 0;
+    const bar = h("div", { class: "bar" }, h("div", { class: `fill${fraction >= 1 ? " full" : ""}`, style: `width:${(fraction * 100).toFixed(1)}%` }));
+    body.appendChild(h("tr", {}, h("td", {}, b.name), h("td", { class: "n" }, amount(b.used, b.unit)), h("td", { class: "n" }, b.limit === null ? "none" : amount(b.limit, b.unit)), h("td", {}, b.limit === null ? "" : bar)));
+  }
+  table.appendChild(body);
+  return h("div", { class: "card" }, h("h2", {}, "Usage and budgets"), table, h("p", { class: "note" }, `paused ${duration(detail.usage.pausedSeconds)} (not working time); ${detail.usage.inputTokens} input + ${detail.usage.outputTokens} output tokens`));
+}
+
+function pauses(detail: RunDetail): HTMLElement {
+  const card = h("div", { class: "card" }, h("h2", {}, "Pauses"));
+  if (detail.pauses.length === 0) return (card.appendChild(h("p", { class: "empty" }, "none")), card);
+  const byReason = new Map<string, { n: number; seconds: number }>();
+  for (const p of detail.pauses) {
+    const r = byReason.get(p.reason) ?? { n: 0, seconds: 0 };
+    r.n += 1;
+    r.seconds += p.seconds ?? 0;
+    byReason.set(p.reason, r);
+  }
+  card.appendChild(h("p", {}, [...byReason].map(([reason, r]) => `${reason}: ${r.n} (${duration(r.seconds)})`).join(" · ")));
+  const list = h("table", { class: "pauses" }, h("thead", {}, h("tr", {}, h("th", {}, "reason"), h("th", {}, "from"), h("th", { class: "n" }, "length"))));
+  const body = h("tbody");
+  for (const p of detail.pauses.slice(0, 200)) body.appendChild(h("tr", {}, h("td", {}, p.reason), h("td", {}, when(p.startedAt)), h("td", { class: "n" }, p.seconds === null ? "ongoing" : duration(p.seconds))));
+  list.appendChild(body);
+  card.appendChild(h("details", {}, h("summary", {}, `${detail.pauses.length} pause${detail.pauses.length === 1 ? "" : "s"}`), list));
+  return card;
+}
+
+function aide(tree: NonNullable<RunDetail["aide"]>, onPick: (seq: number) => void): HTMLElement {
+  const children = new Map<number | null, AideNodeView[]>();
+  for (const node of tree.nodes) children.set(node.parentId, [...(children.get(node.parentId) ?? []), node]);
+  const branch = (parent: number | null): HTMLElement | null => {
+    const nodes = children.get(parent);
+    if (!nodes) return null;
+    return h(
+      "ul",
+      {},
+      ...nodes.map((node) =>
+        h(
+          "li",
+          { class: `aide-node${node.buggy ? " buggy" : ""}${node.id === tree.best ? " best" : ""}` },
+          h("button", { class: "link", onclick: () => onPick(node.seq) }, `node ${node.id}`),
+          ` ${node.stage} · ${node.buggy ? "buggy" : `metric ${score(node.metric, 4)}`}${node.id === tree.best ? " · best" : ""}`,
+          h("div", { class: "plan" }, node.plan.length > 300 ? `${node.plan.slice(0, 300)}…` : node.plan),
+          branch(node.id),
+        ),
+      ),
+    );
+  };
+  return h("section", { class: "aide", id: "aide-tree" }, h("h2", {}, `AIDE tree (${tree.nodes.length} nodes)`), branch(null));
+}

@@ -1,0 +1,267 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { SqliteRunStore } from "../../src/store/index.js";
+import { exportBundle } from "../../src/web/export-bundle.js";
+import { startViewer, type Viewer } from "../../src/web/viewer-server.js";
+import { chromiumMissing, launchChromium, pixelStats } from "../helpers/browser.js";
+import { skipOrFail } from "../helpers/required.js";
+import { tempDir } from "../helpers/tmp.js";
+import { ensureViewerBuilt } from "../helpers/viewer-build.js";
+import { buildViewerStore, type ViewerStore } from "../helpers/viewer-store.js";
+
+const root = tempDir("rebench-viewer-browser-");
+/** Where the screenshots go: $REBENCH_SCREENSHOTS, else the test's temporary folder. */
+const shots = process.env.REBENCH_SCREENSHOTS ?? path.join(root, "screenshots");
+const skip = skipOrFail("the viewer's browser tests (Debian's chromium through playwright-core)", chromiumMissing());
+
+let runs: ViewerStore;
+let store: SqliteRunStore;
+let viewer: Viewer;
+let browser: Browser;
+let page: Page;
+const errors: string[] = [];
+
+/** Save a screenshot and check that it shows a page, not a blank or single-colour screen. */
+async function screenshot(name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  mkdirSync(shots, { recursive: true });
+  const png = await page.screenshot({ fullPage: options.fullPage ?? false });
+  writeFileSync(path.join(shots, `${name}.png`), png);
+  const stats = await pixelStats(browser, png);
+  expect(stats.colours, `${name}.png has ${stats.colours} colours`).toBeGreaterThan(12);
+  expect(stats.dominant, `${name}.png is ${Math.round(stats.dominant * 100)}% one colour`).toBeLessThan(0.97);
+}
+
+/** Poll until it holds: pages update asynchronously, and CI's two cores are shared. */
+const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000, interval: 100 });
+
+const open = async (hash: string, base = viewer.url) => {
+  await page.goto(`${base}${hash}`);
+  await page.waitForSelector("main#app > :not(.loading)");
+};
+
+describe.skipIf(skip !== undefined)("rebench serve in a real browser (chromium)", () => {
+  beforeAll(async () => {
+    ensureViewerBuilt();
+    runs = await buildViewerStore(root);
+    store = SqliteRunStore.open(runs.db);
+    viewer = await startViewer({ store, pollMs: 200 });
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on("pageerror", (error) => errors.push(error.message));
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text());
+    });
+  }, 600_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await viewer?.close();
+    await store?.close();
+  });
+
+  test("the runs list: every run, filtered by participant, sorted by score, paged, each run a link", async () => {
+    await open("#/runs");
+    const rows = page.locator("#runs-table tbody tr");
+    expect(await rows.count()).toBe(8);
+    await eventually(() => page.locator("#page-status").textContent()).toBe("runs 1–8 of 8");
+    await screenshot("runs-list");
+    await page.selectOption("select[name=participant]", "human");
+    await eventually(() => rows.count()).toBe(1);
+    expect(page.url()).toContain("participant=human");
+    await page.selectOption("select[name=participant]", "");
+    await page.check("input[name=state][value=running]");
+    await eventually(() => rows.count()).toBe(1);
+    expect(await rows.first().locator("a.run-link").textContent()).toBe(runs.live);
+    await page.uncheck("input[name=state][value=running]");
+    await page.fill("input[name=min]", "0.4");
+    await page.press("input[name=min]", "Enter");
+    await eventually(() => page.url()).toContain("min=0.4");
+    // The list is drawn again once the new page arrives: every run shown then scores at least 0.4.
+    const normalized = async () => (await rows.locator("td:nth-child(9)").allTextContents()).map(Number);
+    await eventually(async () => (await normalized()).every((n) => n >= 0.4)).toBe(true);
+    expect((await normalized()).length).toBeGreaterThan(0);
+    await page.goto(`${viewer.url}#/runs`);
+    await page.click("button[data-sort=normalized]");
+    await page.click("button[data-sort=normalized]");
+    await eventually(() => page.url()).toContain("sort=normalized&desc=1");
+    const scores = async () => (await rows.locator("td:nth-child(9)").allTextContents()).map((t) => (t === "-" ? -1 : Number(t)));
+    await eventually(async () => {
+      const shown = await scores();
+      return shown.every((n, i) => i === 0 || n <= shown[i - 1]!) && shown[0]! > 0.4;
+    }).toBe(true);
+    await page.goto(`${viewer.url}#/runs?limit=4`);
+    await eventually(() => page.locator("#page-status").textContent()).toBe("runs 1–4 of 8");
+    await page.click("#next-page");
+    await eventually(() => page.locator("#page-status").textContent()).toBe("runs 5–8 of 8");
+    await page.goto(`${viewer.url}#/runs?participant=model-a-nobody`);
+    await page.waitForSelector("p.empty");
+    await page.goto(`${viewer.url}#/runs`);
+    await page.click(`a.run-link:text("${runs.modular}")`);
+    await page.waitForSelector(".trajectory");
+    expect(page.url()).toContain(`#/run/${runs.modular}`);
+  });
+
+  test("a modular run: generations with tokens and tool calls, long outputs collapsed with their size and expandable, the score chart and budgets", async () => {
+    await open(`#/run/${runs.modular}`);
+    const generation = page.locator(".item.kind-generation").first();
+    await generation.waitFor();
+    expect(await generation.locator(".badge").allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/^\d+ in · \d+ out tokens$/)]));
+    expect(await generation.locator(".part-label").allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/^tool call bash/)]));
+    expect(await page.locator("svg.score-chart circle.point").count()).toBeGreaterThanOrEqual(2);
+    expect(await page.locator("#budgets tbody tr").count()).toBe(5);
+    // The long output is further down: the list draws only what is near the screen, so find it by search.
+    await page.fill("#search", "xxxxxxxxxxxxxxxxxxxx");
+    await page.press("#search", "Enter");
+    const item = page.locator(".item.marked");
+    await item.waitFor();
+    const long = item.locator("button.expand", { hasText: /show all 30\.\d kB/ });
+    await page.locator("#trajectory").evaluate((v) => v.scrollIntoView());
+    await screenshot("run-modular");
+    const seq = await item.getAttribute("data-seq");
+    const before = (await item.locator("pre").first().textContent())!.length;
+    await long.click();
+    const expanded = page.locator(`.item[data-seq="${seq}"] pre`).first();
+    await eventually(async () => (await expanded.textContent())!.length).toBeGreaterThan(30_000);
+    expect(before).toBeLessThan(1000);
+    await page.click(`.item[data-seq="${seq}"] button.collapse`);
+    await eventually(async () => (await page.locator(`.item[data-seq="${seq}"] pre`).first().textContent())!.length).toBeLessThan(1000);
+  });
+
+  test("the large run opens, keeps only what is on screen in the DOM, and is searched; what agents wrote stays text", async () => {
+    const started = Date.now();
+    await open(`#/run/${runs.large}`);
+    await page.locator(".item[data-seq='1']").waitFor();
+    const openedMs = Date.now() - started;
+    expect(await page.locator("#event-count").textContent()).toMatch(/^99\d\d events$/);
+    await page.fill("#search", runs.needle);
+    await page.press("#search", "Enter");
+    await eventually(() => page.locator("#search-status").textContent()).toBe("1 of 1");
+    const hit = page.locator(".item.marked");
+    await hit.waitFor();
+    expect(await hit.locator("mark").first().textContent()).toBe(runs.needle);
+    const drawn = await page.locator(".vlist-row").count();
+    expect(drawn).toBeLessThan(120);
+    await page.locator("#trajectory").evaluate((v) => v.scrollIntoView());
+    await screenshot("run-large-search");
+    await page.fill("#search", "window.__pwned = 1");
+    await page.press("#search", "Enter");
+    const script = page.locator(".item.marked pre").first();
+    await eventually(() => script.textContent()).toContain("<script>window.__pwned = 1</script><img src=x onerror=");
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator("#trajectory img").count()).toBe(0);
+    // Scrolling to the end draws the last events, loaded as their page comes into view.
+    await page.locator("#trajectory").evaluate((v) => (v.scrollTop = v.scrollHeight));
+    await page.locator(".item.kind-end", { hasText: "finished (submitted)" }).waitFor();
+    console.log(`large run (${await page.locator("#event-count").textContent()}): first items drawn ${openedMs} ms after navigation`);
+  });
+
+  test("an AIDE run shows its tree of solutions, and a node leads to its note in the trajectory", async () => {
+    await open(`#/run/${runs.aide}`);
+    const nodes = page.locator("#aide-tree li.aide-node");
+    expect(await nodes.count()).toBeGreaterThanOrEqual(2);
+    expect(await page.locator("#aide-tree li.aide-node.buggy").count()).toBeGreaterThanOrEqual(1);
+    await nodes.first().locator("button").first().click();
+    await eventually(() => page.locator(".item.marked .title").textContent()).toMatch(/^aide: node 1/);
+    await page.locator("#aide-tree").scrollIntoViewIfNeeded();
+    await screenshot("run-aide");
+  });
+
+  test("a human run's terminal recording plays back", async () => {
+    await open(`#/run/${runs.human}`);
+    await page.locator("#terminal .xterm-rows").waitFor();
+    await page.click("#playback-end");
+    await eventually(() => page.locator("#terminal .xterm-rows").textContent()).toContain("the person was here");
+    expect(await page.locator("#playback-clock").textContent()).toMatch(/^(\S+) \/ \1$/);
+    await page.locator("#terminal").scrollIntoViewIfNeeded();
+    await screenshot("run-human-playback");
+  });
+
+  test("the comparison page: the report's tables and figures from the store, with filters", async () => {
+    await open("#/compare");
+    await page.locator("table.report").first().waitFor();
+    expect(await page.locator("h2").allTextContents()).toEqual(expect.arrayContaining(["Score by total time budget", "Cost and speed", "Figures"]));
+    expect(await page.locator("figure.report-figure svg").count()).toBeGreaterThanOrEqual(2);
+    const rows = await page.locator("table.report").first().locator("tbody tr td:first-child").allTextContents();
+    expect(rows).toEqual(expect.arrayContaining(["human", "reference (replay)"]));
+    await screenshot("compare", { fullPage: true });
+    await page.selectOption("#compare-filters select[name=participant]", "human");
+    await page.fill("#compare-filters input[name=budgets]", "10m,1h");
+    await page.click("#compare-filters button[type=submit]");
+    await eventually(() => page.locator("table.report").first().locator("tbody tr td:first-child").allTextContents()).toEqual(["human", "human"]);
+  });
+
+  test("a running run updates live as events arrive, and the page follows it to the end", async () => {
+    await open(`#/run/${runs.live}`);
+    await page.locator(".item").first().waitFor();
+    expect(await page.locator("#follow").isChecked()).toBe(true);
+    const before = Number((await page.locator("#event-count").textContent())!.split(" ")[0]);
+    const writer = SqliteRunStore.open(runs.db);
+    try {
+      for (let i = 1; i <= 3; i++) {
+        await writer.append(runs.live, { type: "action", actionId: `live${i}`, tool: "bash", input: { command: `echo live step ${i}` } });
+        await writer.append(runs.live, { type: "observation", actionId: `live${i}`, tool: "bash", output: { exitCode: 0, stdout: `live step ${i}\n`, stderr: "" } });
+        await page.locator(".item", { hasText: `echo live step ${i}` }).waitFor({ timeout: 10_000 });
+      }
+      await eventually(() => page.locator("#event-count").textContent()).toBe(`${before + 6} events`);
+      await screenshot("run-live");
+      await writer.append(runs.live, { type: "run_finished", stopReason: "cancelled", finalRaw: null, normalized: null });
+      await eventually(() => page.locator("#run-state").textContent()).toBe("finished");
+      await page.locator(".item.kind-end", { hasText: "finished (cancelled)" }).waitFor();
+    } finally {
+      await writer.close();
+    }
+  });
+
+  test("a page that cannot be shown says why", async () => {
+    await open("#/run/r0000000000nope");
+    expect(await page.locator(".error").textContent()).toMatch(/Cannot show this page.*no run r0000000000nope/);
+    errors.length = 0; // the 404 above is expected
+  });
+
+  test("the static export: the same pages from files, hidden scores left out", async () => {
+    const dir = path.join(root, "export");
+    await exportBundle(store, dir);
+    const server: Server = createServer((req, res) => {
+      const url = new URL(req.url ?? "/", "http://x");
+      const file = path.join(dir, url.pathname === "/" ? "index.html" : decodeURIComponent(url.pathname));
+      try {
+        const body = readFileSync(file);
+        const type = file.endsWith(".js") ? "text/javascript" : file.endsWith(".css") ? "text/css" : file.endsWith(".html") ? "text/html" : "application/json";
+        res.writeHead(200, { "Content-Type": type }).end(body);
+      } catch {
+        res.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      await open("#/runs", base);
+      expect(await page.locator("#runs-table tbody tr").count()).toBe(8);
+      expect(await page.locator("#store").textContent()).toMatch(/^published copy of runs\.db/);
+      const hidden = page.locator("#runs-table tbody tr", { has: page.locator(`a:text("${runs.hidden}")`) });
+      expect(await hidden.locator("td").nth(7).textContent()).toBe("hidden");
+      await page.selectOption("select[name=environment]", "test_echo");
+      await eventually(() => page.locator("#runs-table tbody tr").count()).toBe(6);
+      await screenshot("export-runs");
+      await open(`#/run/${runs.large}`, base);
+      await page.fill("#search", runs.needle);
+      await page.press("#search", "Enter");
+      await eventually(() => page.locator("#search-status").textContent()).toBe("1 of 1");
+      await open(`#/run/${runs.reference}`, base);
+      await page.locator(".item.kind-action").first().waitFor();
+      expect(await page.locator("p.note").allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/protected reference solution/)]));
+      await open("#/compare", base);
+      await page.locator("table.report").first().waitFor();
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  test("no page raised an error in the browser", () => {
+    expect(errors).toEqual([]);
+  });
+});
