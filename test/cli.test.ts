@@ -111,25 +111,52 @@ describe("rebench runs", () => {
     expect(await store.listRuns()).toEqual([]);
     await store.close();
   });
-  test("--db with a URL exits 2, lists the supported store and creates no file", async () => {
+  test("--db with a URL of another kind exits 2, one of an unreachable server 6; neither creates a file", async () => {
     const cwd = path.join(dir, "cwd-db-url");
     mkdirSync(cwd);
     const home = path.join(dir, "home-db-url");
-    const cases = [
-      ["runs", "list", "--db", "postgres://rebench@db.example/runs"],
-      ["report", "--db", "postgresql://db.example/runs"],
-      ["main", "--db", "postgres://db.example/runs"],
+    const refused = [
+      ["runs", "list", "--db", "mysql://rebench@db.example/runs"],
       ["start", "optimize_kernel", "--variant", "mini", "--dir", "work", "--db", "mysql://db.example/runs"],
     ];
-    for (const args of cases) {
+    for (const args of refused) {
       const result = await rebenchProcess(args, { REBENCH_HOME: home }, { cwd });
       expect(result.code, args.join(" ")).toBe(2);
-      expect(result.stderr, args.join(" ")).toMatch(/the supported store is a SQLite file path/);
+      expect(result.stderr, args.join(" ")).toMatch(/"mysql:\/\/" is not a store rebench knows; the supported stores are a SQLite file path .* or a PostgreSQL URL/);
     }
-    const postgres = await rebenchProcess(cases[0]!, { REBENCH_HOME: home }, { cwd });
-    expect(postgres.stderr).toMatch(/rebench: --db postgres:\/\/rebench@db\.example\/runs: a PostgreSQL store is not supported yet/);
+    const unreachable = [
+      ["runs", "list", "--db", "postgres://rebench:secret@127.0.0.1:1/runs"],
+      ["report", "--db", "postgresql://127.0.0.1:1/runs"],
+      ["main", "--db", "postgres://127.0.0.1:1/runs"],
+    ];
+    for (const args of unreachable) {
+      const result = await rebenchProcess(args, { REBENCH_HOME: home }, { cwd });
+      expect(result.code, args.join(" ")).toBe(6);
+      expect(result.stderr, args.join(" ")).toMatch(/cannot open the run store at postgres(ql)?:\/\/(rebench@)?127\.0\.0\.1:1\/runs: .*ECONNREFUSED/);
+      expect(result.stderr).not.toMatch(/secret/);
+      expect(result.stderr).toMatch(/hint: check that the server is up/);
+    }
     expect(readdirSync(cwd)).toEqual([]);
     expect(existsSync(home)).toBe(false);
+  });
+
+  test("runs cancel ends a local run no process drives, once; runs drive belongs in a Slurm job", async () => {
+    const db = path.join(dir, "cancel.db");
+    const store = SqliteRunStore.open(db);
+    const run = await store.createRun(sampleSpec);
+    await store.close();
+    const cancel = await rebench("runs", "cancel", run.id, "--db", db);
+    expect(cancel).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`run ${run.id} failed: cancelled by \\S+ \\(\`rebench runs cancel\`\\)`)) });
+    expect((await rebench("runs", "cancel", run.id, "--db", db)).code).toBe(5);
+    const drive = await rebench("runs", "drive", run.id, "--db", db);
+    expect(drive.code).toBe(2);
+    expect(drive.stderr).toMatch(/runs inside a run's Slurm job \(SLURM_JOB_ID is not set\)/);
+  });
+
+  test("--partition and --slurm-option without --executor slurm exit 2", async () => {
+    const result = await rebench("run", "optimize_kernel", "--variant", "mini", "--agent", "replay", "--partition", "gpu", "--db", path.join(dir, "none.db"));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--partition and --slurm-option are for --executor slurm/);
   });
 
   test("--db sqlite:PATH and sqlite:///PATH name a SQLite file", async () => {

@@ -17,6 +17,7 @@ import { newRunSpec } from "../runs/run-environment.js";
 import { sandboxBackend } from "../runs/sandbox-backends.js";
 import type { RunStore } from "../store/index.js";
 import { BatchProgress } from "./batch-progress.js";
+import type { ExecutorSettings } from "./executor-options.js";
 import { warnContended } from "./contention-warning.js";
 import type { Io } from "./io.js";
 
@@ -43,6 +44,8 @@ export interface AgentBatchRequest {
   actionsFile?: string;
   /** Seconds between progress lines when not on a terminal. */
   progressSeconds: number;
+  /** Default local; `slurm`: a Slurm job per run (executorSettings()). */
+  executor?: ExecutorSettings;
 }
 
 export function defaultAlias(request: Pick<AgentBatchRequest, "scaffold" | "model" | "actions" | "actionsFile">): string {
@@ -83,7 +86,7 @@ export async function runAgentBatch(
       task: request.task,
       participant,
       limits: { workingSeconds: request.timeLimitSeconds, ...limits },
-      config: { ...config, sandbox: request.backend },
+      config: { ...config, sandbox: request.backend, ...(request.executor?.executor === "slurm" ? { executor: "slurm" as const } : {}) },
     }),
   );
   await agentFor(probe);
@@ -99,6 +102,16 @@ export async function runAgentBatch(
     everySeconds: request.progressSeconds,
   });
   progress.start();
+  const settings = request.executor;
+  const slurm = settings?.context
+    ? {
+        ...settings.context,
+        onSubmitted: (run: RunSummary, jobId: string) => progress.note(`run ${run.id}: Slurm job ${jobId} submitted\n`),
+        onJobEnded: (run: RunSummary, job: { id: string; state: string }) =>
+          progress.note(`run ${run.id}: its Slurm job ${job.id} ended (${job.state}) before the run did; \`rebench runs resume\` submits it again\n`),
+        onNote: (line: string) => progress.note(line),
+      }
+    : undefined;
   let runs: RunSummary[];
   try {
     runs = await runBatch(
@@ -114,8 +127,15 @@ export async function runAgentBatch(
         concurrency: request.concurrency,
         sandbox: request.backend,
         config,
+        ...(settings?.executor === "slurm" ? { executor: "slurm" as const, slurm: settings.slurm ?? { options: [] } } : {}),
       },
-      { store, onRunEnded: (run) => progress.runEnded(run), gpus: { onWait: (line) => progress.note(line) }, ...options },
+      {
+        store,
+        onRunEnded: (run) => progress.runEnded(run),
+        gpus: { onWait: (line) => progress.note(line) },
+        ...(slurm ? { slurm } : {}),
+        ...options,
+      },
     );
   } finally {
     await progress.stop();

@@ -18,6 +18,7 @@ export const COMMAND_SUMMARIES = {
   calibrate: "run the starting and reference solutions N times each; print mean ± std of their raw scores and the machine; check the 10× rule",
   exploits: "run every exploit attempt in environments/NAME/exploits/ as a real run and report each as blocked or not",
   assets: "build and list the offline assets (corpus, tokenizers, token files, small GPTs)",
+  store: "copy runs between run stores (a SQLite file, a PostgreSQL database), either way, without loss",
 } as const;
 
 export type CommandName = keyof typeof COMMAND_SUMMARIES;

@@ -22,8 +22,12 @@ const LOADERS: Record<CommandName, () => Promise<Register[]>> = {
   main: async () => [(await import("./commands/main-job.js")).registerMainJob],
   environments: async () => [(await import("./commands/environments.js")).registerEnvironments],
   runs: async () => {
-    const [runs, resume] = await Promise.all([import("./commands/runs.js"), import("./commands/runs-resume.js")]);
-    return [runs.registerRuns, resume.registerRunsResume];
+    const [runs, resume, cluster] = await Promise.all([
+      import("./commands/runs.js"),
+      import("./commands/runs-resume.js"),
+      import("./commands/runs-cluster.js"),
+    ]);
+    return [runs.registerRuns, resume.registerRunsResume, cluster.registerRunsCluster];
   },
   report: async () => [(await import("./commands/report.js")).registerReport],
   serve: async () => [(await import("./commands/serve.js")).registerServe],
@@ -35,6 +39,7 @@ const LOADERS: Record<CommandName, () => Promise<Register[]>> = {
   calibrate: async () => [(await import("./commands/calibrate.js")).registerCalibrate],
   exploits: async () => [(await import("./commands/exploits.js")).registerExploits],
   assets: async () => [(await import("./commands/assets.js")).registerAssets],
+  store: async () => [(await import("./commands/store.js")).registerStore],
 };
 
 /**

@@ -16,6 +16,18 @@ import { CostByKind, LimitName, UsageLimits } from "./usage.js";
 export const ToolName = z.enum(["bash", "python", "score", "score_log", "submit"]);
 export type ToolName = z.infer<typeof ToolName>;
 
+/** Where a run's orchestrator code runs: in the process that started it (`local`), or in a Slurm job of its own. */
+export const Executor = z.enum(["local", "slurm"]);
+export type Executor = z.infer<typeof Executor>;
+
+/** What a run's Slurm jobs ask for beyond the manifest's resources (`--partition`, `--slurm-option`), kept for resubmission. */
+export const SlurmConfig = z.object({
+  partition: z.string().min(1).optional(),
+  /** Further sbatch options, each one argument (`--time=02:00:00`, `--account=ml`). */
+  options: z.array(z.string()).default([]),
+});
+export type SlurmConfig = z.infer<typeof SlurmConfig>;
+
 /** Who drives a run: an agent through the orchestrator (resumable), `rebench start`/`score`, or `rebench human`. */
 export const RunDriver = z.enum(["orchestrator", "cli", "human"]);
 export type RunDriver = z.infer<typeof RunDriver>;
@@ -32,6 +44,10 @@ export const RunConfig = z.object({
   driver: RunDriver.optional(),
   /** The scaffold's settings (`rebench run --agent-config`): each scaffold parses its own. */
   agent: z.record(z.string(), z.unknown()).optional(),
+  /** Default `local`: the orchestrator drives the run itself; `slurm`: a Slurm job per run does (docs/gpus-and-clusters.md). */
+  executor: Executor.optional(),
+  /** The Slurm jobs' options, for executor `slurm`. */
+  slurm: SlurmConfig.optional(),
   /** The host directory a `rebench start` run's workspace lives in (driver `cli`). */
   dir: z.string().optional(),
   /** What a `replay` run plays: the variant's reference (default), the starting solution, or these steps. */
@@ -41,7 +57,8 @@ export type RunConfig = z.infer<typeof RunConfig>;
 
 /**
  * The version of the event schema this rebench writes (recorded in every run's provenance). 3: generation
- * events carry the token kinds (cache reads and writes, reasoning) beside input and output.
+ * events carry the token kinds (cache reads and writes, reasoning) beside input and output, and runs driven
+ * by a scheduler record job_submitted, job_started and cancel_requested.
  */
 export const EVENT_SCHEMA_VERSION = 3;
 
@@ -140,6 +157,29 @@ export const RunEvent = z.discriminatedUnion("type", [
   z.object({ type: z.literal("note"), ...at, message: z.string(), data: z.unknown().optional() }),
   /** An orchestrator process took charge of the run (so another one leaves it alone while that pid lives). */
   z.object({ type: z.literal("driver_attached"), ...at, pid: z.number().int().positive(), host: z.string() }),
+  /** A scheduler job was submitted to drive the run (executor `slurm`); the latest one is the run's job. */
+  z.object({
+    type: z.literal("job_submitted"),
+    ...at,
+    executor: z.literal("slurm"),
+    jobId: z.string().min(1),
+    /** The sbatch options it was submitted with. */
+    request: z.array(z.string()),
+  }),
+  /** The run's job started on a node, with this allocation (GPUs by index on that node, CPUs, memory). */
+  z.object({
+    type: z.literal("job_started"),
+    ...at,
+    jobId: z.string().min(1),
+    node: z.string(),
+    allocation: z.object({
+      gpus: z.array(z.number().int().nonnegative()),
+      cpus: z.number().int().positive().nullable(),
+      memoryMb: z.number().int().positive().nullable(),
+    }),
+  }),
+  /** `rebench runs cancel` asked the run's job to stop for good (its sandbox is removed, the run fails). */
+  z.object({ type: z.literal("cancel_requested"), ...at, by: z.string() }),
 ]);
 export type RunEvent = z.infer<typeof RunEvent>;
 export type RunEventType = RunEvent["type"];

@@ -36,6 +36,18 @@ export const RunSummary = z.object({
   stopReason: StopReason.nullable(),
   error: z.string().nullable(),
   lastSeq: z.number().int().nonnegative(),
+  /** The run's latest scheduler job (executor `slurm`), null for a run driven locally. */
+  job: z
+    .object({
+      executor: z.literal("slurm"),
+      id: z.string(),
+      submittedAt: z.string(),
+      /** Where it started, once it did. */
+      node: z.string().nullable(),
+      startedAt: z.string().nullable(),
+    })
+    .nullable()
+    .default(null),
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
@@ -64,6 +76,7 @@ export function summarize(summary: RunSummary | undefined, stored: StoredEvent):
       stopReason: null,
       error: null,
       lastSeq: seq,
+      job: null,
     };
   }
   const next: RunSummary = { ...summary, usage: { ...summary.usage }, updatedAt: event.ts, lastSeq: seq };
@@ -122,10 +135,17 @@ export function summarize(summary: RunSummary | undefined, stored: StoredEvent):
     case "pause_ended":
       if (next.state === "paused") next.state = "running";
       break;
+    case "job_submitted":
+      next.job = { executor: event.executor, id: event.jobId, submittedAt: event.ts, node: null, startedAt: null };
+      break;
+    case "job_started":
+      if (next.job?.id === event.jobId) next.job = { ...next.job, node: event.node, startedAt: event.ts };
+      break;
     case "observation":
     case "submitted":
     case "note":
     case "driver_attached":
+    case "cancel_requested":
       break;
     default: {
       const unreachable: never = event;

@@ -15,6 +15,7 @@ import { type Clock, systemClock } from "./clock.js";
 import { claimRun } from "./ownership.js";
 import { bookDowntime, recoverRun } from "./recover-run.js";
 import { runEnvironment } from "./run-environment.js";
+import type { Allocation } from "./materialize.js";
 import { destroyRunSandbox, readoptRunGpus, type RunGpuOptions } from "./run-gpus.js";
 import { RunLog } from "./run-log.js";
 import { RunSession, type RunSessionOptions } from "./run-session.js";
@@ -28,8 +29,10 @@ export interface DriveOptions extends RunSessionOptions {
   agentGraceSeconds?: number;
   /** Build the agent here instead of from the scaffold registry (the human mode's terminal needs the sandbox). */
   makeAgent?: (sandbox: Sandbox) => Agent | Promise<Agent>;
-  /** How a starting run leases its GPUs (the host's list, what to print while waiting for one). */
+  /** How a starting run leases its GPUs (the host's list, what to print while waiting for one; a scheduler's allocation). */
   gpus?: RunGpuOptions;
+  /** A scheduler job's CPUs and memory, which a starting run's sandbox is held to. */
+  allocation?: Allocation;
 }
 
 export async function driveRun(runId: string, options: DriveOptions): Promise<RunSummary> {
@@ -47,12 +50,15 @@ export async function driveRun(runId: string, options: DriveOptions): Promise<Ru
     if ((log.state === "running" || log.state === "paused") && downSince !== null) await bookDowntime(log, downSince);
     await claimRun(options.store, log.id);
     if (log.state === "queued" || log.state === "starting") {
-      sandbox = await startRun(log, env, backend, options.gpus ? { gpus: options.gpus } : {});
+      sandbox = await startRun(log, env, backend, {
+        ...(options.gpus ? { gpus: options.gpus } : {}),
+        ...(options.allocation ? { allocation: options.allocation } : {}),
+      });
     } else {
       const recovered = await recoverRun(log, env, backend);
       if (recovered.kind === "ended") return log.summary;
       sandbox = recovered.sandbox;
-      await readoptRunGpus(log);
+      await readoptRunGpus(log, options.gpus?.allocated ? { allocated: options.gpus.allocated } : {});
     }
     const agent = registered ?? (await options.makeAgent!(sandbox));
     const session = new RunSession(log, { sandbox, env }, options);

@@ -31,6 +31,14 @@ export interface MaterializeOptions {
   gpus?: RunGpuOptions;
   /** Called with the leased GPU indices once the sandbox exists (the run logs them). */
   onGpus?: (gpus: readonly number[]) => Promise<void>;
+  /** What a scheduler gave this process's job: the sandbox is held to it (CPUs as a quota, memory at most this). */
+  allocation?: Allocation;
+}
+
+/** A scheduler job's CPUs and memory on this node (null: the scheduler did not say). */
+export interface Allocation {
+  cpus: number | null;
+  memoryMb: number | null;
 }
 
 export async function createRunSandbox(
@@ -70,9 +78,10 @@ export async function createRunSandbox(
       workspaceFrom,
       protectedFrom: staging,
       limits: {
-        memoryMb: Math.round(manifest.resources.memoryGb * 1024),
+        memoryMb: Math.min(Math.round(manifest.resources.memoryGb * 1024), options.allocation?.memoryMb ?? Infinity),
         processes: SANDBOX_PROCESS_LIMIT,
         ...(isolation.agentCpus === undefined ? {} : { agentCpus: isolation.agentCpus }),
+        ...(options.allocation?.cpus ? { cpus: options.allocation.cpus } : {}),
       },
       gpus: lease.gpus,
       ...(isolation.agentGpus === false ? { agentGpus: false } : {}),

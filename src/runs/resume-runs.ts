@@ -4,17 +4,23 @@
  * (killed, crashed, the machine rebooted), at most `concurrency` at a time. Runs driven by a live
  * orchestrator and human runs (driven by `rebench score` from a shell) are left alone, and so are runs this
  * process cannot drive (environment, sandbox backend or scaffold missing here): they are reported as skipped.
+ * Runs of the Slurm executor are Slurm's to run: one whose job is still queued or running is waited for;
+ * one whose job is gone (node failure, preemption, `scancel`), or that never got one, is submitted again,
+ * to the node that holds its sandbox, and its job continues it from the log.
  */
 import { isTerminal, RebenchError, RUN_STATES, type RunState, type RunSummary } from "../core/index.js";
 import { type DriveOptions, driveRun } from "./drive-run.js";
 import { claimRun, liveDriver } from "./ownership.js";
 import { pool } from "./pool.js";
+import { driveSlurmRuns, type SlurmContext } from "./slurm-executor.js";
 
 export interface ResumeOptions extends DriveOptions {
   concurrency?: number;
   /** Only these runs (default: all unfinished). */
   runIds?: readonly string[];
   onRunEnded?: (run: RunSummary) => void;
+  /** How to submit and watch Slurm jobs, for runs of the Slurm executor (skipped without it). */
+  slurm?: SlurmContext;
 }
 
 export interface ResumeReport {
@@ -30,6 +36,7 @@ export async function resumeRuns(options: ResumeOptions): Promise<ResumeReport> 
     ? await Promise.all(options.runIds.map((id) => store.getRun(id)))
     : await store.listRuns({ states: UNFINISHED });
   const todo: RunSummary[] = [];
+  const slurmTodo: RunSummary[] = [];
   const skipped: ResumeReport["skipped"] = [];
   for (const run of candidates) {
     if (isTerminal(run.state)) {
@@ -44,6 +51,11 @@ export async function resumeRuns(options: ResumeOptions): Promise<ResumeReport> 
       skipped.push({ run, why: "a human run of `rebench human`: its terminal closed with the process that ran it" });
       continue;
     }
+    if (run.spec.config.executor === "slurm") {
+      if (options.slurm) slurmTodo.push(run);
+      else skipped.push({ run, why: "a run of the Slurm executor: resume it where Slurm's commands work" });
+      continue;
+    }
     const driver = await liveDriver(store, run.id);
     if (driver) {
       skipped.push({ run, why: `driven by the live process ${driver.pid} on ${driver.host}` });
@@ -52,6 +64,12 @@ export async function resumeRuns(options: ResumeOptions): Promise<ResumeReport> 
     await claimRun(store, run.id);
     todo.push(run);
   }
+  const onCluster =
+    slurmTodo.length === 0
+      ? Promise.resolve([])
+      : driveSlurmRuns(store, slurmTodo, options.concurrency ?? slurmTodo.length, options.slurm!, (outcome) => {
+          if (outcome.kind === "ended") options.onRunEnded?.(outcome.run);
+        });
   const results = await pool(todo, options.concurrency ?? 4, async (run) => {
     try {
       const ended = await driveRun(run.id, options);
@@ -63,5 +81,12 @@ export async function resumeRuns(options: ResumeOptions): Promise<ResumeReport> 
       return undefined;
     }
   });
-  return { resumed: results.filter((r): r is RunSummary => r !== undefined), skipped };
+  const resumed = results.filter((r): r is RunSummary => r !== undefined);
+  for (const outcome of await onCluster) {
+    if (outcome.kind === "ended") resumed.push(outcome.run);
+    else {
+      skipped.push({ run: outcome.run, why: `its Slurm job ${outcome.job.id} ended (${outcome.job.state}) before the run did: \`rebench runs resume\` submits it again` });
+    }
+  }
+  return { resumed, skipped };
 }

@@ -50,11 +50,12 @@ export interface NewRunOptions {
 
 /**
  * The spec of a new run of an available environment variant (throws if it is unknown or unavailable, or
- * if this machine lacks the GPU its manifest needs).
+ * if this machine lacks the GPU its manifest needs, unless a Slurm job will run it elsewhere).
  */
 export function newRunSpec(options: NewRunOptions): RunSpecInput {
   const env = runEnvironment(options);
-  requireResources(env.family.name, options.variant, env.manifest.resources);
+  // A run on a cluster gets its GPUs from the scheduler on a node; its job checks what it was given.
+  if (options.config?.executor !== "slurm") requireResources(env.family.name, options.variant, env.manifest.resources);
   return {
     participant: options.participant,
     environment: env.family.name,

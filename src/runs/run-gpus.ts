@@ -7,6 +7,7 @@
  * later leases its sandbox's GPUs again); a run started by `rebench start` outlives its process, so its
  * lease lives as long as its sandbox does and `rebench score --submit` (another process) releases it.
  */
+import { InfrastructureError } from "../core/index.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { acquireGpus, adoptRunGpus, type GpuLease, type GpuLeaseRecord, type HeldGpu, releaseRunGpus } from "../sandbox/gpu-leases.js";
 import { pidAlive } from "../sandbox/pid-alive.js";
@@ -15,6 +16,11 @@ import type { RunLog } from "./run-log.js";
 import { sandboxBackend } from "./sandbox-backends.js";
 
 export interface RunGpuOptions {
+  /**
+   * GPUs a scheduler gave this process's job alone (a Slurm job's SLURM_JOB_GPUS): the run takes them as
+   * they are, without host-wide leases, which the scheduler's allocation replaces.
+   */
+  allocated?: readonly number[];
   /** The host's GPU indices; default nvidia-smi's (0..n-1), none without it. */
   hostGpus?: readonly number[];
   /** Called once when the run has to wait for a GPU, with a line to print and the leases in the way. */
@@ -30,6 +36,14 @@ export interface RunGpuOptions {
  */
 export async function leaseRunGpus(runId: string, count: number, options: RunGpuOptions = {}, keepWithSandbox?: string): Promise<GpuLease> {
   if (count === 0) return { gpus: [], release: async () => undefined };
+  if (options.allocated) {
+    if (options.allocated.length < count) {
+      throw new InfrastructureError(`run ${runId} needs ${count} GPU(s) and its job was allocated ${options.allocated.length} (${options.allocated.join(", ") || "none"})`, {
+        hint: "the cluster's gpu GRES must set SLURM_JOB_GPUS (gres.conf File=/dev/nvidia...); check `scontrol show node`",
+      });
+    }
+    return { gpus: options.allocated.slice(0, count), release: async () => undefined };
+  }
   const hostGpus = options.hostGpus ?? machineGpus().map((_, index) => index);
   return acquireGpus(count, {
     hostGpus,
@@ -62,11 +76,23 @@ export function noteLeasedGpus(log: RunLog): (gpus: readonly number[]) => Promis
  * A run continuing after its orchestrator died keeps the GPUs its sandbox was given (its latest `data.gpus`
  * note): lease them to this process again, and note any that another run took meanwhile (now shared).
  */
-export async function readoptRunGpus(log: RunLog): Promise<void> {
+export async function readoptRunGpus(log: RunLog, options: Pick<RunGpuOptions, "allocated"> = {}): Promise<void> {
   let gpus: readonly number[] = [];
   for (const { event } of await log.store.events(log.id, { types: ["note"] })) {
     const data = event.type === "note" ? (event.data as { gpus?: unknown } | undefined) : undefined;
     if (Array.isArray(data?.gpus) && data.gpus.every((g) => Number.isInteger(g))) gpus = data.gpus as number[];
+  }
+  if (options.allocated) {
+    // A scheduler's job: its allocation, not a lease, decides. A sandbox made by an earlier job keeps its GPUs.
+    const outside = gpus.filter((g) => !options.allocated!.includes(g));
+    if (outside.length > 0) {
+      await log.append({
+        type: "note",
+        message: `this run's sandbox keeps GPU${outside.length === 1 ? "" : "s"} ${outside.join(", ")} of its first job, outside this job's allocation (${options.allocated.join(", ") || "none"})`,
+        data: { allocated: options.allocated },
+      });
+    }
+    return;
   }
   const clashes = await adoptRunGpus(log.id, gpus, { isLive: leaseHolderAlive });
   for (const { gpu, lease } of clashes) {

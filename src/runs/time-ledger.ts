@@ -13,14 +13,17 @@ export interface TimeLedger {
   /** Sum of the closed pauses. */
   pausedMs: number;
   openPause: { reason: PauseReason; sinceMs: number } | null;
-  /** Timestamp of the latest event folded in, not counting `driver_attached` (the run's last sign of activity). */
+  /** Timestamp of the latest event folded in, not counting who drives the run (the run's last sign of activity). */
   lastEventMs: number | null;
 }
 
 export const EMPTY_LEDGER: TimeLedger = { startedMs: null, stoppedMs: null, pausedMs: 0, openPause: null, lastEventMs: null };
 
+/** Events about who drives the run, not what it does: a resubmitted job's wait in the queue is downtime. */
+const NOT_ACTIVITY: ReadonlySet<RunEvent["type"]> = new Set(["driver_attached", "job_submitted", "job_started", "cancel_requested"]);
+
 export function foldTime(ledger: TimeLedger, event: RunEvent): TimeLedger {
-  if (event.type === "driver_attached") return ledger;
+  if (NOT_ACTIVITY.has(event.type)) return ledger;
   const ms = Date.parse(event.ts);
   const next: TimeLedger = { ...ledger, lastEventMs: ms };
   const stop = () => {

@@ -71,6 +71,11 @@ export interface SandboxLimits {
    * slow in fact. Local backend with cgroups only; elsewhere not enforced (BackendCheck says so).
    */
   agentCpus?: number;
+  /**
+   * CPUs all processes of the sandbox may use together (a CPU quota), e.g. the CPUs a Slurm job was
+   * allocated, where the scheduler itself does not confine the job. Local backend with cgroups only.
+   */
+  cpus?: number;
 }
 
 /** A host path made visible inside the sandbox to every user (assets, datasets, model weights). */

@@ -26,6 +26,18 @@ const entry = (value: number | null, elapsedSeconds: number) => ({
   details: { secret: "only stored" },
 });
 
+/** A run as a store of schema 1 or 2 held it: its summary has no `job` (tests of the migration to schema 3). */
+export function schemaOneRun() {
+  const ts = "2026-11-01T10:00:00.000Z";
+  const spec = { ...sampleSpec, config: {} };
+  const summary = {
+    id: "r0schemaone00000", spec, state: "queued", createdAt: ts, updatedAt: ts, startedAt: null, finishedAt: null,
+    usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, actions: 0, wallSeconds: 0, workingSeconds: 0, pausedSeconds: 0 },
+    scoreCalls: 0, validScores: 0, currentRaw: null, finalRaw: null, normalized: null, stopReason: null, error: null, lastSeq: 1,
+  };
+  return { summary, event: { type: "run_created", ts, spec } };
+}
+
 export function runStoreContract(name: string, open: () => Promise<RunStore>): void {
   describe(`RunStore contract: ${name}`, () => {
     test("createRun() stores the run as queued with a run_created event", async () => {
@@ -85,6 +97,46 @@ export function runStoreContract(name: string, open: () => Promise<RunStore>): v
       await store.close();
     });
 
+    test("appends of one run issued at once commit in the order they were called", async () => {
+      const store = await open();
+      const run = await store.createRun(sampleSpec);
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(run.id, { type: "note", message: `n${i}` })));
+      expect(results.map((r) => r.stored.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+      const notes = (await store.events(run.id, { types: ["note"] })).map(({ event }) => (event.type === "note" ? event.message : ""));
+      expect(notes).toEqual(Array.from({ length: 20 }, (_, i) => `n${i}`));
+      expect((await store.getRun(run.id)).lastSeq).toBe(21);
+      await store.close();
+    });
+
+    test("importEvents() copies a run's log with its own numbers and times, and only where it continues the log", async () => {
+      const source = await open();
+      const target = await open();
+      const run = await source.createRun(sampleSpec, { ts: "2026-11-29T12:00:00.000Z" });
+      await source.append(run.id, { type: "state_changed", to: "running", ts: "2026-11-29T12:00:01.000Z" });
+      await source.append(run.id, { type: "score_logged", trigger: "action", entry: entry(1.5, 10) });
+      const first = await source.events(run.id);
+      const copied = await target.importEvents(run.id, first.slice(0, 2));
+      expect(copied).toMatchObject({ id: run.id, state: "running", lastSeq: 2, createdAt: "2026-11-29T12:00:00.000Z" });
+      // A gap, or events the target already holds, are refused and change nothing.
+      await expect(target.importEvents(run.id, first.slice(2).map((e) => ({ ...e, seq: 4 })))).rejects.toThrow(/ends at event 2/);
+      await expect(target.importEvents(run.id, first)).rejects.toThrow(/start at 1, not 3/);
+      expect((await target.getRun(run.id)).lastSeq).toBe(2);
+      await target.importEvents(run.id, first.slice(2));
+      expect(await target.events(run.id)).toEqual(first);
+      expect(await target.getRun(run.id)).toEqual(await source.getRun(run.id));
+      expect(await target.listRuns()).toEqual([await source.getRun(run.id)]);
+      // Appends continue the imported log.
+      const next = await target.append(run.id, { type: "note", message: "after the copy" });
+      expect(next.stored.seq).toBe(4);
+      await expect(target.importEvents("r00000000nope", first)).rejects.toThrow(/imported as run r00000000nope/);
+      // The imported run's sortable columns are written as an append writes them.
+      const other = await target.createRun(sampleSpec);
+      await target.append(other.id, { type: "score_logged", trigger: "action", entry: entry(1.0, 10) });
+      expect((await target.pageRuns({ sort: "raw", descending: true })).runs.map((r) => r.id)).toEqual([run.id, other.id]);
+      await source.close();
+      await target.close();
+    });
+
     test("pageRuns() filters by score range, sorts by any column with missing values last, and counts every page", async () => {
       const store = await open();
       const finished = async (alias: string, raw: number, normalized: number | null) => {
@@ -128,6 +180,24 @@ export function runStoreContract(name: string, open: () => Promise<RunStore>): v
       expect(await store.searchEvents(run.id, "note")).toEqual([2, 3, 4, 6]);
       expect(await store.searchEvents(run.id, "note", { limit: 2 })).toEqual([2, 3]);
       expect(await store.searchEvents(run.id, "absent")).toEqual([]);
+      // Case is ignored for ASCII letters only; other text matches as written.
+      await store.append(run.id, { type: "note", message: "Über naïve" });
+      expect(await store.searchEvents(run.id, "über NAÏVE")).toEqual([]);
+      expect(await store.searchEvents(run.id, "Über NAïVE")).toEqual([7]);
+      // A control character in an event (binary output) does not stop the search.
+      await store.append(run.id, { type: "note", message: "bin\u0000ary \u001b[1m" });
+      expect(await store.searchEvents(run.id, "BIN")).toEqual([8]);
+      expect(await store.searchEvents(run.id, "\u001b[1m")).toEqual([8]);
+      await store.close();
+    });
+
+    test("pageRuns() and runFacets() order text by its bytes, whatever the database's locale", async () => {
+      const store = await open();
+      const lower = await store.createRun({ ...sampleSpec, participant: { kind: "agent", alias: "alpha" } });
+      const upper = await store.createRun({ ...sampleSpec, participant: { kind: "agent", alias: "Zed" } });
+      const dashed = await store.createRun({ ...sampleSpec, participant: { kind: "agent", alias: "a-z" } });
+      expect((await store.pageRuns({ sort: "participant" })).runs.map((r) => r.id)).toEqual([upper.id, dashed.id, lower.id]);
+      expect((await store.runFacets()).participants).toEqual(["Zed", "a-z", "alpha"]);
       await store.close();
     });
 

@@ -1,8 +1,9 @@
 /**
  * @module
  * The run store interface. Every run is an append-only event log plus a summary row that the store
- * updates in the same transaction as each event. SQLite implements it today; the interface is async
- * so that a PostgreSQL store (for a team or a cluster) can implement it unchanged.
+ * updates in the same transaction as each event. SQLite (one file, src/store/sqlite/) and PostgreSQL (a
+ * server that several hosts share, src/store/postgres/) implement it; it is async because PostgreSQL's driver
+ * is, and SQLite's synchronous calls simply resolve at once.
  */
 import type {
   EnvironmentId,
@@ -82,6 +83,12 @@ export interface RunStore {
   createRun(spec: RunSpecInput, options?: { id?: RunId; ts?: string }): Promise<RunSummary>;
   /** Append one event and update the run's summary atomically. */
   append(runId: RunId, event: NewRunEvent): Promise<AppendResult>;
+  /**
+   * Write events under their own sequence numbers and timestamps (`rebench store copy`): they must continue
+   * the run's log here exactly (from 1 for a run this store lacks), in one transaction with the summary.
+   * Throws ConflictError otherwise, writing nothing.
+   */
+  importEvents(runId: RunId, events: readonly StoredEvent[]): Promise<RunSummary>;
   /** The run's summary; throws NotFoundError for an unknown id. */
   getRun(runId: string): Promise<RunSummary>;
   findRun(runId: string): Promise<RunSummary | undefined>;

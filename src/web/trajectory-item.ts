@@ -109,6 +109,15 @@ function describe(event: RunEvent): { kind: ItemKind; title: string; badges: str
     }
     case "driver_attached":
       return { kind: "state", title: `driver attached: pid ${event.pid} on ${event.host}`, badges: [], parts: [] };
+    case "job_submitted":
+      return { kind: "state", title: `Slurm job ${event.jobId} submitted`, badges: [], parts: event.request.length > 0 ? [{ label: "sbatch options", text: event.request.join(" ") }] : [] };
+    case "job_started": {
+      const { gpus, cpus, memoryMb } = event.allocation;
+      const badges = [`GPUs ${gpus.length > 0 ? gpus.join(",") : "none"}`, ...(cpus !== null ? [`${cpus} CPUs`] : []), ...(memoryMb !== null ? [`${memoryMb} MB`] : [])];
+      return { kind: "state", title: `Slurm job ${event.jobId} started on ${event.node}`, badges, parts: [] };
+    }
+    case "cancel_requested":
+      return { kind: "state", title: `cancel requested by ${event.by}`, badges: [], parts: [] };
     case "run_created":
       return { kind: "start", title: `created: ${event.spec.environment}/${event.spec.variant} (${event.spec.task}) by ${event.spec.participant.alias}`, badges: [], parts: [{ label: "specification", text: json(event.spec) }] };
     default: {

@@ -6,7 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { registerExtraEnvironment } from "../../src/environments/registry.js";
 import type { Sandbox } from "../../src/sandbox/sandbox.js";
-import { family } from "../fixtures/env-echo/family.js";
+import { family, gpuFamily } from "../fixtures/env-echo/family.js";
 import { testBackend } from "./test-backend.js";
 
 export const ECHO_DIR = fileURLToPath(new URL("../fixtures/env-echo/", import.meta.url));
@@ -15,6 +15,11 @@ export const echoFamily = family;
 /** Make `test_echo` findable by name (idempotent). */
 export function registerEchoEnvironment(): void {
   registerExtraEnvironment(family);
+}
+
+/** Make `test_echo_gpu_job` (test_echo asking for a GPU) findable by name (idempotent). */
+export function registerEchoGpuEnvironment(): void {
+  registerExtraEnvironment(gpuFamily);
 }
 
 /** A fresh sandbox (TEST_BACKEND) with the echo workspace and its grader folder as the protected directory. */

@@ -1,6 +1,6 @@
 /**
  * @module
- * Register what the tests run on: the `test_echo` environment, the sandbox backend of TEST_BACKEND and the
+ * Register what the tests run on: the `test_echo` environment (and `test_echo_gpu_job`, asking for a GPU), the sandbox backend of TEST_BACKEND and the
  * test-only `process` backend (their folders under `$REBENCH_TEST_SANDBOX_ROOT`, or the given root), and the
  * `script` scaffold: the replay agent with its steps from `participant.model`, a path to a JSON Lines file
  * of tool calls.
@@ -10,7 +10,7 @@ import type { Scaffold } from "../../src/core/index.js";
 import path from "node:path";
 import { backends } from "../../src/runs/sandbox-backends.js";
 import { scaffolds } from "../../src/runs/scaffolds.js";
-import { registerEchoEnvironment } from "./echo-env.js";
+import { registerEchoEnvironment, registerEchoGpuEnvironment } from "./echo-env.js";
 import { ProcessSandboxBackend } from "./process-sandbox.js";
 import { TEST_BACKEND, testBackend } from "./test-backend.js";
 import { readActionsFile } from "../../src/core/index.js";
@@ -30,6 +30,7 @@ const SCRIPT_SCAFFOLD: Scaffold = {
 
 export function registerFixtures(sandboxRoot?: string): void {
   registerEchoEnvironment();
+  registerEchoGpuEnvironment();
   const root = sandboxRoot ?? process.env.REBENCH_TEST_SANDBOX_ROOT ?? path.join(os.tmpdir(), "rebench-test-sandboxes");
   // A fixture replaces a built-in of the same name (the test backend has its own sandbox root).
   backends.register({ name: "process", terminals: true, create: () => new ProcessSandboxBackend(root) }, { replace: true });

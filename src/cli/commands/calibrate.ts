@@ -41,7 +41,7 @@ import { calibrationPath, checkTask, getEnvironment, requireImplementation, writ
 import { environmentDigest } from "../../environments/environment-digest.js";
 import type { RunStore } from "../../store/index.js";
 import { probeMachine } from "../../core/index.js";
-import { resolveDbPath } from "../../store/index.js";
+import { resolveDbPath, storeDisplay } from "../../store/index.js";
 import { runAgentBatch } from "../agent-batch.js";
 import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
 import { formatNumber } from "../format.js";
@@ -50,6 +50,7 @@ import { positiveInteger, positiveNumber } from "../number-options.js";
 import { formatTable } from "../table.js";
 import { runsTable } from "./run.js";
 import { dbOption, withStore } from "./runs.js";
+import { executorOptions, executorSettings } from "../executor-options.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 /** Working-time limit of each calibration run. */
@@ -58,7 +59,10 @@ const CALIBRATION_TIME_LIMIT_SECONDS = 2 * 3600;
 interface CalibrateOptions {
   variant: string;
   runs: number;
-  concurrency: number;
+  concurrency?: number;
+  executor: string;
+  partition?: string;
+  slurmOption?: string[];
   task: string;
   backend: string;
   db?: string;
@@ -82,13 +86,13 @@ function atLeastTwo(value: string): number {
 
 export function registerCalibrate(program: Command, io: Io): void {
   dbOption(
-    program
+    executorOptions(program
       .command("calibrate")
       .description(COMMAND_SUMMARIES.calibrate)
       .argument("<name>", "environment name (see `rebench environments list`)")
       .requiredOption("--variant <variant>", "mini, gpu or paper")
       .option("--runs <n>", "runs of each solution (at least 2)", atLeastTwo, 5)
-      .option("--concurrency <c>", "runs of a solution at a time (each gets its own GPUs, waiting for free ones)", positiveInteger("--concurrency"), 1)
+      .option("--concurrency <c>", "runs of a solution at a time (each gets its own GPUs, waiting for free ones; default 1, with --executor slurm all)", positiveInteger("--concurrency"))
       .option("--task <task>", "main or hidden_score", "main")
       .option("--backend <name>", "sandbox backend", "local")
       .option("--write", "record the numbers in environments/NAME/calibration.json: the variant's normalization constants from then on")
@@ -106,7 +110,7 @@ export function registerCalibrate(program: Command, io: Io): void {
         positiveInteger("--max-new-runs"),
       )
       .option("--progress <seconds>", "seconds between progress lines when not on a terminal", positiveNumber("--progress"), 30)
-      .option("--json", "print one JSON object: {environment, variant, machine, start: {mean, std, n, values}, reference, gapOverStd, pass, ...}")
+      .option("--json", "print one JSON object: {environment, variant, machine, start: {mean, std, n, values}, reference, gapOverStd, pass, ...}"))
       .addHelpText(
         "after",
         `\nThe rule: |mean(reference) − mean(start)| ≥ ${CALIBRATION_GAP_FACTOR} × the larger standard deviation, and the reference beats the start.` +
@@ -129,6 +133,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
   const busyBefore = timingSensitive ? await checkQuiet(io, `${family.name}/${variant}`, options.allowBusy === true, options.quietBelow) : undefined;
   const machine = await probeMachine();
   const db = resolveDbPath(options.db);
+  const shown = storeDisplay(db);
   const progressIo: Io = options.json ? { ...io, out: io.err, interactive: false } : io;
   const common = {
     environment: family.name,
@@ -137,7 +142,8 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     scaffold: "replay",
     timeLimitSeconds: CALIBRATION_TIME_LIMIT_SECONDS,
     runs: options.runs,
-    concurrency: options.concurrency,
+    concurrency: options.concurrency ?? (options.executor === "slurm" ? options.runs : 1),
+    executor: executorSettings(options, db, progressIo),
     backend: options.backend,
     progressSeconds: options.progress,
   };
@@ -163,7 +169,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
   if (unscored.length > 0) {
     io.err(`\n${runsTable([...startRuns, ...referenceRuns])}`);
     throw new ReportedFailureError(`${unscored.length} calibration run(s) have no final score, so ${family.name}/${variant} cannot be calibrated`, {
-      hint: `\`rebench runs show ${unscored[0]!.id} --events --db ${db}\` shows what happened`,
+      hint: `\`rebench runs show ${unscored[0]!.id} --events --db ${shown}\` shows what happened`,
     });
   }
   const contended = { start: startRuns.filter((r) => r.contendedScores > 0).map((r) => r.id), reference: referenceRuns.filter((r) => r.contendedScores > 0).map((r) => r.id) };
@@ -204,7 +210,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
       written,
       batches,
       runIds: { start: startRuns.map((r) => r.id), reference: referenceRuns.map((r) => r.id) },
-      db,
+      db: shown,
       warning: warning ?? null,
     });
   } else {
@@ -219,7 +225,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     else if (options.write && !verdict.pass) io.out(`nothing written to ${file}: the rule failed\n`);
     else if (options.write) io.out(`nothing written to ${file}: ${contendedCount} run(s) were scored under contention (calibrate on a quiet machine, or add --allow-busy)\n`);
     else io.out(`${constantsLine(variant, start, reference)}; not written (add --write to record them in ${file})\n`);
-    io.out(`runs: batch ${batches.start} (start), ${batches.reference} (reference); store ${db}\n`);
+    io.out(`runs: batch ${batches.start} (start), ${batches.reference} (reference); store ${shown}\n`);
   }
   if (!verdict.pass) {
     throw new ReportedFailureError(`${family.name}/${variant} fails the calibration rule: ${ruleText(verdict, direction)}`, {

@@ -16,7 +16,7 @@ import { driveRun } from "../../runs/drive-run.js";
 import { SandboxHumanLink } from "../../runs/human-link.js";
 import { newRunSpec, runEnvironment } from "../../runs/run-environment.js";
 import { backends, sandboxBackend } from "../../runs/sandbox-backends.js";
-import { resolveDbPath } from "../../store/index.js";
+import { resolveDbPath, storeDisplay, storeSideDir } from "../../store/index.js";
 import { parseDuration } from "../duration.js";
 import { formatDuration, formatNumber } from "../format.js";
 import type { Io } from "../io.js";
@@ -81,7 +81,8 @@ export function registerHuman(program: Command, io: Io): void {
     }
     checkTerminal();
     const db = resolveDbPath(options.db);
-    const recordDir = path.resolve(options.recordDir ?? path.join(path.dirname(db), "transcripts"));
+    const shown = storeDisplay(db);
+    const recordDir = path.resolve(options.recordDir ?? path.join(storeSideDir(db), "transcripts"));
     const run = await withStore(db, async (store) => {
       const created = await store.createRun(spec);
       io.out(`starting run ${created.id}: ${name}/${variant} (${task}), ${formatDuration(timeLimitSeconds)} of working time; setting up the sandbox...\n`);
@@ -98,7 +99,7 @@ export function registerHuman(program: Command, io: Io): void {
         `run ${run.id} ${run.state}${run.stopReason ? ` (${run.stopReason}${run.stopReason === "limit" ? ": time is up" : ""})` : ""}: ${run.error ?? score}`,
         `working time ${formatDuration(run.usage.workingSeconds)}, ${run.scoreCalls} scoring calls`,
         `session recording: ${path.join(recordDir, `${run.id}.out`)} (replay: scriptreplay --log-timing ${path.join(recordDir, `${run.id}.timing`)} --log-out ${path.join(recordDir, `${run.id}.out`)})`,
-        `store: ${db} (\`rebench runs show ${run.id}\`)`,
+        `store: ${shown} (\`rebench runs show ${run.id}\`)`,
         "",
       ].join("\n"),
     );

@@ -2,7 +2,7 @@
  * @module
  * `rebench main`: the offline main job. Every available `mini` environment is started in the sandbox
  * (default `local`), its starting solution and its reference solution are run as `replay` agents, scored
- * and stored in SQLite; with `--agent` and `--model` (and the provider's API key) an agent runs on each as
+ * and stored in the run store (SQLite by default); with `--agent` and `--model` (and the provider's API key) an agent runs on each as
  * well. Then the report of the store is printed and written as HTML. No network, no API key needed.
  * Nothing of the job runs beside a scoring: the asset build ends (its workers with it) before the first run
  * starts, and the runs go one at a time, so a timing environment is never scored beside the job's own work;
@@ -16,7 +16,7 @@ import { getEnvironment, listEnvironments } from "../../environments/index.js";
 import { requireImplementation } from "../../environments/registry.js";
 import { buildAssets } from "../../assets/index.js";
 import { MODEL_SCAFFOLD_NAMES } from "../builtins.js";
-import { defaultDbPath, resolveDbPath } from "../../store/index.js";
+import { resolveDbPath, storeDisplay, storeSideDir } from "../../store/index.js";
 import { runAgentBatch } from "../agent-batch.js";
 import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
 import { parseDuration } from "../duration.js";
@@ -24,12 +24,13 @@ import type { Io } from "../io.js";
 import { positiveInteger, positiveNumber } from "../number-options.js";
 import { formatTable } from "../table.js";
 import { runReport } from "./report.js";
+import { executorOptions, executorSettings } from "../executor-options.js";
 import { RunsFailedError, runsTable } from "./run.js";
 import { withStore } from "./runs.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 interface MainOptions {
-  db: string;
+  db?: string;
   environments?: string;
   backend: string;
   timeLimit: string;
@@ -38,6 +39,9 @@ interface MainOptions {
   runs: number;
   reportDir?: string;
   progress: number;
+  executor: string;
+  partition?: string;
+  slurmOption?: string[];
 }
 
 function isMiniAvailable(family: EnvironmentFamily): boolean {
@@ -45,10 +49,10 @@ function isMiniAvailable(family: EnvironmentFamily): boolean {
 }
 
 export function registerMainJob(program: Command, io: Io): void {
-  program
-    .command("main")
+  executorOptions(program
+    .command("main"))
     .description(COMMAND_SUMMARIES.main)
-    .option("--db <path>", "run store (SQLite file)", defaultDbPath())
+    .option("--db <path>", "run store: a SQLite file or postgres://USER@HOST/DB; default $REBENCH_DB, else $REBENCH_HOME/rebench.db")
     .option("--environments <names>", "only these environments, comma-separated (default: every available mini variant)")
     .option("--backend <name>", "sandbox backend", "local")
     .option("--time-limit <duration>", "working-time limit per run", "30m")
@@ -73,7 +77,9 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
     ? options.environments.split(",").map((name) => getEnvironment(name.trim()))
     : families.filter(isMiniAvailable);
   const db = resolveDbPath(options.db);
-  io.out(`rebench main job: ${families.filter(isMiniAvailable).length} of ${families.length} mini environments available (store: ${db})\n\n`);
+  const shown = storeDisplay(db);
+  const executor = executorSettings(options, db, io);
+  io.out(`rebench main job: ${families.filter(isMiniAvailable).length} of ${families.length} mini environments available (store: ${shown})\n\n`);
   io.out(
     formatTable(families, [
       { header: "ENVIRONMENT", value: (f) => f.name },
@@ -86,13 +92,14 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
     return;
   }
   const timeLimitSeconds = parseDuration(options.timeLimit, "--time-limit");
-  await buildNeededAssets(chosen, io);
   const runs: RunSummary[] = [];
+  // The store first: one that cannot be opened stops the job before minutes of asset building.
   await withStore(db, async (store) => {
+    await buildNeededAssets(chosen, io);
     for (const [i, family] of chosen.entries()) {
       io.out(`\n[${i + 1}/${chosen.length}] ${family.name}/mini: ${family.title}\n`);
       await warnIfCalibratedElsewhere(io, family.name, "mini");
-      const common = { environment: family.name, variant: "mini" as const, task: "main" as const, timeLimitSeconds, backend: options.backend, progressSeconds: options.progress, concurrency: 1 };
+      const common = { environment: family.name, variant: "mini" as const, task: "main" as const, timeLimitSeconds, backend: options.backend, progressSeconds: options.progress, concurrency: 1, executor };
       runs.push(...(await runAgentBatch(store, { ...common, scaffold: "replay", actions: "start", runs: 1 }, io)));
       runs.push(...(await runAgentBatch(store, { ...common, scaffold: "replay", actions: "reference", runs: 1 }, io)));
       if (options.agent && options.model) {
@@ -101,15 +108,15 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
     }
   });
   io.out(`\nRuns of this job\n${runsTable(runs)}`);
-  const out = path.resolve(options.reportDir ?? path.join(path.dirname(db), "report"));
-  io.out(`\nReport of the store ${db} (\`rebench report --db ${db}\`)\n`);
+  const out = path.resolve(options.reportDir ?? path.join(storeSideDir(db), "report"));
+  io.out(`\nReport of the store ${shown} (\`rebench report --db ${shown}\`)\n`);
   const budget = options.timeLimit.match(/^\d+(\.\d+)?$/) ? `${timeLimitSeconds}s` : options.timeLimit;
   await runReport({ db, format: "metr", budgets: budget, bootstrap: "1000", seed: "0", out }, io);
   io.out(`\nHTML report: ${path.join(out, "report.html")}\n`);
   const failed = runs.filter((r) => r.state === "failed");
   if (failed.length > 0) {
     throw new RunsFailedError(`${failed.length} of ${runs.length} run(s) of the main job failed: ${failed[0]!.error ?? "unknown error"}`, {
-      hint: `\`rebench runs show ${failed[0]!.id} --events --db ${db}\` shows what happened`,
+      hint: `\`rebench runs show ${failed[0]!.id} --events --db ${shown}\` shows what happened`,
     });
   }
 }

@@ -7,11 +7,12 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
-import { budgetTokens, InvalidInputError, parseWith, RebenchError, type RunSummary, TaskId, Variant } from "../../core/index.js";
+import { budgetTokens, InvalidInputError, isTerminal, parseWith, RebenchError, type RunSummary, TaskId, Variant } from "../../core/index.js";
+import { executorOptions, executorSettings } from "../executor-options.js";
 import { scaffolds } from "../../runs/scaffolds.js";
 import { registerBuiltins, SCAFFOLD_NAMES } from "../builtins.js";
 import { readActionsFile, type ReplayStep } from "../../core/index.js";
-import { resolveDbPath } from "../../store/index.js";
+import { resolveDbPath, storeDisplay } from "../../store/index.js";
 import { type AgentBatchRequest, runAgentBatch } from "../agent-batch.js";
 import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
 import { parseDuration } from "../duration.js";
@@ -36,7 +37,7 @@ interface RunOptions {
   tokens?: number;
   cost?: number;
   runs: number;
-  concurrency: number;
+  concurrency?: number;
   actions?: string;
   agentConfig?: string;
   participant?: string;
@@ -44,6 +45,9 @@ interface RunOptions {
   progress: number;
   db?: string;
   json?: boolean;
+  executor: string;
+  partition?: string;
+  slurmOption?: string[];
 }
 
 /** What `--json` prints for a run. */
@@ -109,7 +113,7 @@ function agentConfigOption(value: string | undefined): Record<string, unknown> |
 
 export function registerRun(program: Command, io: Io): void {
   dbOption(
-    program
+    executorOptions(program
       .command("run")
       .description(COMMAND_SUMMARIES.run)
       .argument("<name>", "environment name (see `rebench environments list`)")
@@ -121,18 +125,19 @@ export function registerRun(program: Command, io: Io): void {
       .option("--tokens <n>", "token budget per run: input of every kind (cache reads and writes too) plus output (reasoning included)", positiveInteger("--tokens"))
       .option("--cost <usd>", "dollar budget per run for model calls", positiveNumber("--cost"))
       .option("--runs <k>", "how many runs", positiveInteger("--runs"), 1)
-      .option("--concurrency <c>", "runs at a time", positiveInteger("--concurrency"), 1)
+      .option("--concurrency <c>", "runs at a time (default 1; with --executor slurm, jobs in Slurm at a time, default all)", positiveInteger("--concurrency"))
       .option("--actions <what>", "replay: reference (default), start (score the starting solution and submit it) or a JSON Lines FILE")
       .option("--agent-config <json>", "scaffold settings as a JSON object (docs/agents.md)")
       .option("--participant <alias>", "what reports call these runs (default: MODEL (SCAFFOLD), or reference (replay))")
       .option("--backend <name>", "sandbox backend", "local")
       .option("--progress <seconds>", "seconds between progress lines when not on a terminal", positiveNumber("--progress"), 30)
-      .option("--json", "print one JSON object: {batchId, runs: [{runId, rawScore, normalizedScore, ...}]}")
+      .option("--json", "print one JSON object: {batchId, runs: [{runId, rawScore, normalizedScore, ...}]}"))
       .addHelpText(
         "after",
         "\nExamples:\n  rebench run optimize_kernel --variant mini --agent replay\n" +
           "  rebench run optimize_kernel --variant mini --agent replay --actions start\n" +
-          "  rebench run optimize_kernel --variant mini --agent modular --model openai:gpt-4o --time-limit 30m --tokens 2000000 --runs 4 --concurrency 2",
+          "  rebench run optimize_kernel --variant mini --agent modular --model openai:gpt-4o --time-limit 30m --tokens 2000000 --runs 4 --concurrency 2\n" +
+          "  rebench run optimize_kernel --variant gpu --agent replay --runs 8 --executor slurm --partition gpu --db postgres://rebench@db.example/rebench",
       ),
   ).action(async (name: string, options: RunOptions) => {
     registerBuiltins();
@@ -155,18 +160,26 @@ export function registerRun(program: Command, io: Io): void {
       ...(options.tokens === undefined ? {} : { tokens: options.tokens }),
       ...(options.cost === undefined ? {} : { costUsd: options.cost }),
       runs: options.runs,
-      concurrency: options.concurrency,
+      concurrency: options.concurrency ?? (options.executor === "slurm" ? options.runs : 1),
       backend: options.backend,
       ...(options.agent === "replay" ? actionsOption(options.actions) : {}),
       ...(options.agentConfig === undefined ? {} : { agentConfig: agentConfigOption(options.agentConfig) }),
       progressSeconds: options.progress,
     };
-    await warnIfCalibratedElsewhere(io, name, request.variant);
     const db = resolveDbPath(options.db);
+    request.executor = executorSettings(options, db, io);
+    await warnIfCalibratedElsewhere(io, name, request.variant);
+    const shown = storeDisplay(db);
     const runs = await withStore(db, (store) => runAgentBatch(store, request, options.json ? { ...io, out: io.err, interactive: false } : io));
-    if (options.json) printJson(io, { batchId: runs[0]?.spec.batchId ?? null, db, runs: runs.map(runResult) });
-    else io.out(`\n${runsTable(runs)}store: ${db} (\`rebench runs show ID\`, \`rebench report --db ${db}\`)\n`);
+    if (options.json) printJson(io, { batchId: runs[0]?.spec.batchId ?? null, db: shown, runs: runs.map(runResult) });
+    else io.out(`\n${runsTable(runs)}store: ${shown} (\`rebench runs show ID\`, \`rebench report --db ${shown}\`)\n`);
     const failed = runs.filter((r) => r.state === "failed");
+    const unfinished = runs.filter((r) => !isTerminal(r.state));
+    if (unfinished.length > 0) {
+      throw new RunsFailedError(`${unfinished.length} of ${runs.length} run(s) did not end: their Slurm job ended first (${unfinished.map((r) => r.id).join(", ")})`, {
+        hint: `\`rebench runs resume --db ${shown}\` submits them again; they continue from their event logs`,
+      });
+    }
     if (failed.length > 0) {
       throw new RunsFailedError(`${failed.length} of ${runs.length} run(s) failed: ${failed[0]!.error ?? "unknown error"}`, {
         hint: `\`rebench runs show ${failed[0]!.id} --events\` shows what happened`,

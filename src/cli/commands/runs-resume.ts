@@ -1,7 +1,8 @@
 /**
  * @module
  * `rebench runs resume`: after an orchestrator was killed (even with SIGKILL) or crashed, reconcile every
- * unfinished agent run from its event log and continue it to its end.
+ * unfinished agent run from its event log and continue it to its end; a run of the Slurm executor whose job
+ * is gone is submitted again (one whose job is still queued or running is waited for).
  */
 import type { Command } from "commander";
 import { InvalidInputError, type RunSummary } from "../../core/index.js";
@@ -10,6 +11,7 @@ import { resumeRuns } from "../../runs/resume-runs.js";
 import { formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
 import { dbOption, withStore } from "./runs.js";
+import { slurmContext } from "../executor-options.js";
 
 export function registerRunsResume(program: Command, io: Io): void {
   const runs = program.commands.find((c) => c.name() === "runs");
@@ -17,7 +19,7 @@ export function registerRunsResume(program: Command, io: Io): void {
   dbOption(
     runs
       .command("resume")
-      .description("reconcile and continue every unfinished agent run whose orchestrator is gone")
+      .description("reconcile and continue every unfinished agent run whose orchestrator is gone (a Slurm run whose job is gone: submit it again)")
       .option("--run <ids...>", "only these runs")
       .option("--concurrency <n>", "runs at a time (default 4)", positiveInt)
       .option("--json", "print JSON")
@@ -30,6 +32,7 @@ export function registerRunsResume(program: Command, io: Io): void {
     const report = await withStore(options.db, (store) =>
       resumeRuns({
         store,
+        slurm: { ...slurmContext(options.db, io, { warn: false }), onSubmitted: (run, jobId) => io.err(`run ${run.id}: Slurm job ${jobId} submitted\n`) },
         ...(options.run ? { runIds: options.run } : {}),
         ...(options.concurrency ? { concurrency: options.concurrency } : {}),
         onRunEnded: (run) => {

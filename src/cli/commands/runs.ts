@@ -27,16 +27,31 @@ import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 /** Add `--db PATH` to a command. */
 export function dbOption(command: Command): Command {
-  return command.option("--db <path>", "run store (SQLite file); default $REBENCH_HOME/rebench.db or ~/.rebench/rebench.db");
+  return command.option("--db <path>", "run store: a SQLite file or postgres://USER@HOST/DB; default $REBENCH_DB, else $REBENCH_HOME/rebench.db (~/.rebench/rebench.db)");
 }
 
 /** Open the store, run `fn`, close the store. */
 export async function withStore<T>(db: string | undefined, fn: (store: RunStore) => Promise<T>): Promise<T> {
-  const store = openStore(db);
+  const store = await openStore(db);
   try {
     return await fn(store);
   } finally {
     await store.close();
+  }
+}
+
+/**
+ * The Slurm state of the runs' jobs (runs of the Slurm executor), by job id; `?` for each where Slurm's
+ * commands do not answer here (not a host of the cluster).
+ */
+async function jobStatesOf(runs: readonly RunSummary[]): Promise<Map<string, string>> {
+  const ids = runs.flatMap((r) => (r.job ? [r.job.id] : []));
+  if (ids.length === 0) return new Map();
+  try {
+    const { jobStates } = await import("../../slurm/index.js");
+    return new Map([...(await jobStates(ids))].map(([id, info]) => [id, info.state]));
+  } catch {
+    return new Map(ids.map((id) => [id, "?"]));
   }
 }
 
@@ -77,14 +92,17 @@ export function registerRuns(program: Command, io: Io): void {
         limit: options.limit,
       };
       const list = await withStore(options.db, (store) => store.listRuns(filter));
-      if (options.json) return printJson(io, list);
+      const jobs = await jobStatesOf(list);
+      if (options.json) return printJson(io, list.map((r) => (r.job ? { ...r, jobState: jobs.get(r.job.id) } : r)));
       if (list.length === 0) return io.out("no runs\n");
+      const jobColumn = jobs.size === 0 ? [] : [{ header: "JOB", value: (r: RunSummary) => (r.job ? `${r.job.id} ${jobs.get(r.job.id)}` : "-") }];
       io.out(
         formatTable(list, [
           { header: "RUN", value: (r) => r.id },
           { header: "ENVIRONMENT", value: (r) => `${r.spec.environment}/${r.spec.variant}` },
           { header: "PARTICIPANT", value: (r) => r.spec.participant.alias },
           { header: "STATE", value: (r) => r.state },
+          ...jobColumn,
           { header: "WORKING", value: (r) => formatDuration(r.usage.workingSeconds), align: "right" },
           { header: "SCORES", value: (r) => `${r.validScores}/${r.scoreCalls}`, align: "right" },
           { header: "RAW", value: (r) => formatNumber(rawOf(r)), align: "right" },
@@ -109,7 +127,8 @@ export function registerRuns(program: Command, io: Io): void {
       const scoreLog = await store.scoreLog(run.id);
       const events = options.events ? await store.events(run.id) : undefined;
       const provenance = run.spec.provenance ?? null;
-      if (options.json) return printJson(io, { run, provenance, scoreLog, ...(events ? { events } : {}) });
+      const jobState = run.job ? (await jobStatesOf([run])).get(run.job.id) : undefined;
+      if (options.json) return printJson(io, { run, provenance, scoreLog, ...(jobState ? { jobState } : {}), ...(events ? { events } : {}) });
       const { spec, usage } = run;
       io.out(
         [
@@ -117,6 +136,9 @@ export function registerRuns(program: Command, io: Io): void {
             (spec.participant.scaffold ? ` [${spec.participant.scaffold}]` : ""),
           `state:       ${run.state}${run.stopReason ? ` (${run.stopReason})` : ""}${run.error ? `: ${run.error}` : ""}`,
           `created:     ${run.createdAt}; started ${run.startedAt ?? "-"}; finished ${run.finishedAt ?? "-"}`,
+          ...(run.job
+            ? [`job:         Slurm job ${run.job.id} ${jobState}, submitted ${run.job.submittedAt}${run.job.node ? `, started on ${run.job.node} ${run.job.startedAt}` : ", not started"}`]
+            : []),
           `time:        working ${formatDuration(usage.workingSeconds)}, paused ${formatDuration(usage.pausedSeconds)}, wall ${formatDuration(usage.wallSeconds)}`,
           `tokens:      ${formatTokenKinds(usage)}; --tokens counts ${budgetTokens(usage).toLocaleString("en-US")} (every input kind + output)`,
           `cost:        ${formatCost(usage.costUsd, usage.costByKind)}`,

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { InvalidInputError, NotFoundError } from "../../core/index.js";
-import { openStore, resolveDbPath } from "../../store/index.js";
+import { openStore, resolveStore } from "../../store/index.js";
 import { exportBundle } from "../../web/export-bundle.js";
 import { isLoopback, startViewer } from "../../web/viewer-server.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
@@ -38,13 +38,14 @@ export function registerServe(program: Command, io: Io): void {
 }
 
 async function runServe(options: ServeOptions, io: Io): Promise<void> {
-  const file = resolveDbPath(options.db);
-  if (!existsSync(file)) {
-    throw new NotFoundError(`no run store at ${file}`, { hint: "record runs first (`rebench main`), or name the store with --db PATH" });
+  const target = resolveStore(options.db);
+  // A SQLite file that is not there would be created empty; a PostgreSQL database is checked by connecting.
+  if (target.kind === "sqlite" && !existsSync(target.path)) {
+    throw new NotFoundError(`no run store at ${target.path}`, { hint: "record runs first (`rebench main`), or name the store with --db PATH or --db postgres://USER@HOST/DB" });
   }
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidInputError(`--port must be a port number (0 to 65535), got "${options.port}"`);
-  const store = openStore(file);
+  const store = await openStore(target);
   try {
     if (options.export) {
       const progress = io.interactive ? (done: number, total: number) => io.err(`\rexported ${done}/${total} runs${done === total ? "\n" : ""}`) : undefined;

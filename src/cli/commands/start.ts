@@ -11,7 +11,7 @@ import { registerBuiltins } from "../builtins.js";
 import { runStatusView, startDirRun } from "../../runs/dir-run.js";
 import { runEnvironment } from "../../runs/run-environment.js";
 import { scoreView } from "../../scoring/score-view.js";
-import { resolveDbPath } from "../../store/index.js";
+import { resolveDbPath, storeDisplay } from "../../store/index.js";
 import { formatDuration } from "../format.js";
 import { type Io, printJson } from "../io.js";
 import { dbOption, withStore } from "./runs.js";
@@ -44,6 +44,7 @@ export function registerStart(program: Command, io: Io): void {
       const variant = parseWith(Variant, options.variant, "--variant");
       const task = parseWith(TaskId, options.task, "--task");
       const db = resolveDbPath(options.db);
+      const shown = storeDisplay(db);
       // Ctrl-C (or SIGTERM) while starting: the run is marked failed and the directory left as it was; a second one exits at once.
       const interrupt = new AbortController();
       const onSignal = () => {
@@ -73,7 +74,7 @@ export function registerStart(program: Command, io: Io): void {
           io.out(
             [
               `started run ${run.id}: ${run.spec.environment}/${run.spec.variant} (${run.spec.task}) in ${dir}`,
-              `working-time limit: ${limit === undefined ? "none" : formatDuration(limit)}; store: ${db}`,
+              `working-time limit: ${limit === undefined ? "none" : formatDuration(limit)}; store: ${shown}`,
               ...(starting[0] ? [`starting solution: ${formatScoreLine(starting[0])}`] : []),
               "",
               instructions.trimEnd(),

@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { type CgroupLimits, CPU_PERIOD_US, killMembers, type SandboxLimitGroups } from "./cgroup.js";
+import { type CgroupLimits, CPU_PERIOD_US, cpuQuotaUs, killMembers, type SandboxLimitGroups } from "./cgroup.js";
 
 const ROOT = "/sys/fs/cgroup";
 const NEEDED = ["memory", "pids"];
@@ -48,11 +48,12 @@ export class SandboxCgroupsV2 implements SandboxLimitGroups {
     writeFileSync(path.join(this.dir(), "memory.max"), String(limits.memoryBytes));
     const swap = path.join(this.dir(), "memory.swap.max");
     if (existsSync(swap)) writeFileSync(swap, "0"); // no escape into swap
+    if (limits.cpus !== undefined && wanted.includes("cpu")) writeFileSync(path.join(this.dir(), "cpu.max"), `${cpuQuotaUs(limits.cpus)} ${CPU_PERIOD_US}`);
     for (const role of roles) {
       mkdirSync(this.dir(role), { recursive: true });
       writeFileSync(path.join(this.dir(role), "pids.max"), String(limits.processes));
       if (role === "agent" && limits.agentCpus !== undefined && wanted.includes("cpu")) {
-        writeFileSync(path.join(this.dir(role), "cpu.max"), `${Math.max(1000, Math.round(limits.agentCpus * CPU_PERIOD_US))} ${CPU_PERIOD_US}`);
+        writeFileSync(path.join(this.dir(role), "cpu.max"), `${cpuQuotaUs(Math.min(limits.agentCpus, limits.cpus ?? Infinity))} ${CPU_PERIOD_US}`);
       }
     }
   }

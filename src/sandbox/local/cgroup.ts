@@ -46,6 +46,13 @@ export interface CgroupLimits {
   processes: number;
   /** A CPU quota for the `agent` role's group (SandboxLimits.agentCpus), if any. */
   agentCpus?: number;
+  /** A CPU quota for the whole sandbox's group (SandboxLimits.cpus), if any. */
+  cpus?: number;
+}
+
+/** A CPU quota in microseconds per CPU_PERIOD_US. */
+export function cpuQuotaUs(cpus: number): number {
+  return Math.max(1000, Math.round(cpus * CPU_PERIOD_US));
 }
 
 /** The cgroup CPU period rebench uses, in microseconds (the kernel's default). */
@@ -114,11 +121,17 @@ export class SandboxCgroups implements SandboxLimitGroups {
     const swap = path.join(memory, "memory.memsw.limit_in_bytes");
     if (existsSync(swap)) writeFileSync(swap, String(limits.memoryBytes)); // no escape into swap
     const cpu = controllers().includes("cpu");
+    if (cpu && limits.cpus !== undefined) {
+      const sandbox = this.dir("cpu");
+      mkdirSync(sandbox, { recursive: true });
+      writeFileSync(path.join(sandbox, "cpu.cfs_period_us"), String(CPU_PERIOD_US));
+      writeFileSync(path.join(sandbox, "cpu.cfs_quota_us"), String(cpuQuotaUs(limits.cpus)));
+    }
     if (cpu && limits.agentCpus !== undefined) {
       const agent = this.dir("cpu", "agent");
       mkdirSync(agent, { recursive: true });
       writeFileSync(path.join(agent, "cpu.cfs_period_us"), String(CPU_PERIOD_US));
-      writeFileSync(path.join(agent, "cpu.cfs_quota_us"), String(Math.max(1000, Math.round(limits.agentCpus * CPU_PERIOD_US))));
+      writeFileSync(path.join(agent, "cpu.cfs_quota_us"), String(cpuQuotaUs(Math.min(limits.agentCpus, limits.cpus ?? Infinity))));
     }
     if (controllers().includes("cpuacct")) mkdirSync(this.dir("cpuacct"), { recursive: true });
     for (const role of roles) {

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
@@ -157,6 +157,24 @@ setInterval(() => {}, 1000);
       // beside ten runnable processes on two cores).
       expect(agent).toBeLessThan(0.2);
       expect(grader).toBeGreaterThan(agent * 1.5);
+    } finally {
+      await sandbox.destroy();
+    }
+  });
+
+  test.skipIf(skip !== undefined)("cpus limits the whole sandbox, grader included, to that many CPUs", async () => {
+    const id = `cpus${process.pid}`;
+    const sandbox = await backend.create({ id, limits: { memoryMb: 256, processes: 64, cpus: 0.2 } });
+    try {
+      await sandbox.exec("true");
+      // The quota is the sandbox's own group's, above both users' groups.
+      const quota = cgroupVersion() === "v1"
+        ? readFileSync(`/sys/fs/cgroup/cpu/rebench/${id}/cpu.cfs_quota_us`, "utf8").trim()
+        : readFileSync(`/sys/fs/cgroup/rebench/${id}/cpu.max`, "utf8").split(" ")[0];
+      expect(quota).toBe("20000");
+      const busy = "python3 -c 'import time; end = time.time() + 1.5\nwhile time.time() < end: pass\nprint(round(time.process_time(), 2))'";
+      expect(Number((await sandbox.exec(busy)).stdout)).toBeLessThan(0.4);
+      expect(Number((await sandbox.exec(busy, { user: "grader" })).stdout)).toBeLessThan(0.4);
     } finally {
       await sandbox.destroy();
     }

@@ -145,6 +145,7 @@ export class LocalSandbox implements TerminalSandbox {
         memoryBytes: this.meta.limits.memoryMb * 1024 * 1024,
         processes: this.meta.limits.processes,
         ...(this.meta.limits.agentCpus === undefined ? {} : { agentCpus: this.meta.limits.agentCpus }),
+        ...(this.meta.limits.cpus === undefined ? {} : { cpus: this.meta.limits.cpus }),
       },
       ["agent", "grader"],
     );

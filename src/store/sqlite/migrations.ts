@@ -66,4 +66,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX runs_by_participant ON runs (participant_alias);
     `,
   },
+  {
+    // Older rebench cannot read these events, so it refuses the store (a newer schema) instead of failing on them.
+    version: 3,
+    name: "runs record their scheduler job (events v3: job_submitted, job_started, cancel_requested)",
+    sql: `
+      ALTER TABLE runs ADD COLUMN job_id TEXT;
+      CREATE INDEX runs_by_job ON runs (job_id);
+    `,
+  },
 ];

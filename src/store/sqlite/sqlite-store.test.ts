@@ -2,7 +2,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, test } from "vitest";
 import { tempDir } from "../../../test/helpers/tmp.js";
-import { runStoreContract, sampleSpec } from "../store.contract.js";
+import { runStoreContract, sampleSpec, schemaOneRun } from "../store.contract.js";
 import { MIGRATIONS } from "./migrations.js";
 import { SqliteRunStore } from "./sqlite-store.js";
 
@@ -43,6 +43,32 @@ describe("SqliteRunStore", () => {
     db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 'now')").run();
     db.close();
     expect(() => SqliteRunStore.open(file)).toThrow(/schema version 999, newer than this rebench knows/);
+  });
+
+  test.each([1, 2])("a store of schema %i is migrated, and its runs (summaries without a job) read as before", async (version) => {
+    const file = path.join(dir, `schema-${version}.db`);
+    const db = new Database(file);
+    db.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+    for (const migration of MIGRATIONS.filter((m) => m.version <= version)) {
+      db.exec(migration.sql);
+      db.prepare("INSERT INTO schema_migrations VALUES (?, ?, 'then')").run(migration.version, migration.name);
+    }
+    const { summary, event } = schemaOneRun();
+    db.prepare(
+      `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id, state, created_at, updated_at, last_seq, summary)
+       VALUES (?, 'optimize_kernel', 'mini', 'main', 'agent', 'test-model', NULL, 'queued', ?, ?, 1, ?)`,
+    ).run(summary.id, summary.createdAt, summary.createdAt, JSON.stringify(summary));
+    db.prepare("INSERT INTO run_events VALUES (?, 1, ?, 'run_created', ?)").run(summary.id, summary.createdAt, JSON.stringify(event));
+    db.close();
+    const store = SqliteRunStore.open(file);
+    expect(await store.getRun(summary.id)).toEqual({ ...summary, job: null, contendedScores: 0 });
+    await store.append(summary.id, { type: "job_submitted", executor: "slurm", jobId: "42", request: [] });
+    await store.close();
+    const raw = new Database(file);
+    expect(raw.prepare("SELECT job_id FROM runs").get()).toEqual({ job_id: "42" });
+    expect(raw.prepare("SELECT version FROM schema_migrations ORDER BY version").all()).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
+    expect(MIGRATIONS.at(-1)?.version).toBe(3);
+    raw.close();
   });
 
   test("a second process-like connection sees appended events at once", async () => {

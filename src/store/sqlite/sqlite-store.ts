@@ -23,7 +23,9 @@ import {
   type StoredEvent,
   summarize,
 } from "../../core/index.js";
-import type { AppendResult, EventQuery, RunFacets, RunFilter, RunPage, RunPageQuery, RunSortKey, RunStore } from "../store.js";
+import { checkImport, runColumns } from "../import-events.js";
+import { asciiLower, SORT_COLUMNS, sortColumns } from "../run-columns.js";
+import type { AppendResult, EventQuery, RunFacets, RunFilter, RunPage, RunPageQuery, RunStore } from "../store.js";
 import { MIGRATIONS } from "./migrations.js";
 
 /** Equality filters of RunFilter and the `runs` columns they compare. */
@@ -38,29 +40,6 @@ interface RunRow {
   summary: string;
 }
 
-/** The column (or expression) each sort key orders by. */
-const SORT_COLUMNS: Record<RunSortKey, string> = {
-  created: "created_at",
-  updated: "updated_at",
-  environment: "environment",
-  variant: "variant",
-  participant: "participant_alias",
-  state: "state",
-  working: "working_seconds",
-  scores: "score_calls",
-  raw: "raw",
-  normalized: "normalized",
-};
-
-/** The sortable columns of a summary, as `UPDATE runs` writes them with each event. */
-function sortColumns(summary: RunSummary) {
-  return {
-    raw: summary.finalRaw ?? summary.currentRaw,
-    normalized: summary.normalized,
-    working: summary.usage.workingSeconds,
-    scoreCalls: summary.scoreCalls,
-  };
-}
 interface EventRow {
   run_id: string;
   seq: number;
@@ -141,13 +120,26 @@ export class SqliteRunStore implements RunStore {
       const stored: StoredEvent = { runId, seq: current.lastSeq + 1, event };
       const summary = summarize(current, stored);
       this.#insertEvent(runId, stored.seq, event);
-      this.#db
-        .prepare(
-          `UPDATE runs SET state = @state, updated_at = @updatedAt, last_seq = @lastSeq, summary = @summary, raw = @raw,
-                  normalized = @normalized, working_seconds = @working, score_calls = @scoreCalls WHERE id = @id`,
-        )
-        .run({ state: summary.state, updatedAt: summary.updatedAt, lastSeq: summary.lastSeq, summary: JSON.stringify(summary), id: runId, ...sortColumns(summary) });
+      this.#writeSummary(runId, summary);
       return { stored, summary };
+    }).immediate();
+  }
+
+  async importEvents(runId: RunId, events: readonly StoredEvent[]): Promise<RunSummary> {
+    return this.#db.transaction((): RunSummary => {
+      const current = this.#readSummary(runId);
+      const { summary, parsed } = checkImport(runId, current, events, this.location);
+      if (current === undefined) {
+        this.#db
+          .prepare(
+            `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
+                               state, created_at, updated_at, last_seq, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '{}')`,
+          )
+          .run(...runColumns(runId, summary.spec, summary.state), summary.createdAt, summary.updatedAt);
+      }
+      this.#writeSummary(runId, summary);
+      for (const { seq, event } of parsed) this.#insertEvent(runId, seq, event);
+      return summary;
     }).immediate();
   }
 
@@ -217,7 +209,7 @@ export class SqliteRunStore implements RunStore {
              AND instr(lower(t.value), @needle) > 0)
          ORDER BY seq LIMIT @limit`,
       )
-      .all({ runId, needle: text.toLowerCase(), escaped: JSON.stringify(text.toLowerCase()).slice(1, -1), limit: options.limit ?? 1000 }) as { seq: number }[];
+      .all({ runId, needle: asciiLower(text), escaped: JSON.stringify(asciiLower(text)).slice(1, -1), limit: options.limit ?? 1000 }) as { seq: number }[];
     return rows.map((row) => row.seq);
   }
 
@@ -246,6 +238,24 @@ export class SqliteRunStore implements RunStore {
   #readSummary(runId: string): RunSummary | undefined {
     const row = this.#db.prepare("SELECT summary FROM runs WHERE id = ?").get(runId) as RunRow | undefined;
     return row ? RunSummary.parse(JSON.parse(row.summary)) : undefined;
+  }
+
+  /** Rewrite the run's summary row: the summary and the columns copied out of it (sort columns, scheduler job). */
+  #writeSummary(runId: string, summary: RunSummary): void {
+    this.#db
+      .prepare(
+        `UPDATE runs SET state = @state, updated_at = @updatedAt, last_seq = @lastSeq, summary = @summary, raw = @raw,
+                normalized = @normalized, working_seconds = @working, score_calls = @scoreCalls, job_id = @jobId WHERE id = @id`,
+      )
+      .run({
+        state: summary.state,
+        updatedAt: summary.updatedAt,
+        lastSeq: summary.lastSeq,
+        summary: JSON.stringify(summary),
+        jobId: summary.job?.id ?? null,
+        id: runId,
+        ...sortColumns(summary),
+      });
   }
 
   #insertEvent(runId: string, seq: number, event: RunEvent): void {

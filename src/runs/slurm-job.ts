@@ -1,0 +1,62 @@
+/**
+ * @module
+ * The Slurm executor, job side: `rebench runs drive ID` in a run's job drives the run on the node it was
+ * given, as an orchestrator would, with the local sandbox held to the job's allocation: the job's GPUs
+ * (no host-wide leases: the scheduler gave them to this job alone), its CPUs as a quota, at most its
+ * memory. A job that is not the run's latest (the run was submitted again meanwhile) leaves the run alone.
+ * When the job is stopped (SIGTERM from `scancel`, preemption, the node going down), the run is left as
+ * the log has it, to be continued by `rebench runs resume`; only a stop that `rebench runs cancel` asked
+ * for removes the run's sandbox.
+ */
+import { ConflictError, InvalidInputError, isTerminal, type RunSummary } from "../core/index.js";
+import type { SlurmAllocation } from "../slurm/index.js";
+import type { RunStore } from "../store/store.js";
+import { type DriveOptions, driveRun } from "./drive-run.js";
+import { backendNameOf, sandboxBackend } from "./sandbox-backends.js";
+
+/** Drive run `runId` in the Slurm job `allocation` describes; returns the run's summary when it ended here. */
+export async function driveInSlurmJob(runId: string, allocation: SlurmAllocation, options: DriveOptions): Promise<RunSummary> {
+  const { store } = options;
+  const run = await store.getRun(runId);
+  if (isTerminal(run.state)) return run;
+  if (run.job?.id !== allocation.jobId) {
+    throw new ConflictError(`Slurm job ${allocation.jobId} is not run ${runId}'s job (${run.job ? `its job is ${run.job.id}` : "it has none"}): it leaves the run alone`, {
+      hint: "`rebench runs show ID` shows the run's job; `rebench runs resume` submits a run whose job is gone",
+    });
+  }
+  await store.append(runId, {
+    type: "job_started",
+    jobId: allocation.jobId,
+    node: allocation.node,
+    allocation: { gpus: allocation.gpus, cpus: allocation.cpus, memoryMb: allocation.memoryMb },
+  });
+  return driveRun(runId, {
+    ...options,
+    gpus: { ...options.gpus, allocated: allocation.gpus },
+    allocation: { cpus: allocation.cpus, memoryMb: allocation.memoryMb },
+  });
+}
+
+/**
+ * What a job does when Slurm stops it: remove the run's sandbox when `rebench runs cancel` asked for it
+ * (after the job's latest submission); otherwise nothing, so that the run can continue. Returns whether it
+ * removed the sandbox.
+ */
+export async function stopInSlurmJob(store: RunStore, runId: string): Promise<boolean> {
+  const events = await store.events(runId, { types: ["job_submitted", "cancel_requested"] });
+  if (events.at(-1)?.event.type !== "cancel_requested") return false;
+  const run = await store.getRun(runId);
+  const sandbox = await sandboxBackend(backendNameOf(run.spec)).reattach(runId);
+  await sandbox?.destroy();
+  return true;
+}
+
+/** The allocation of this process's Slurm job, or an error that says `runs drive` belongs in one. */
+export function requireAllocation(allocation: SlurmAllocation | undefined): SlurmAllocation {
+  if (!allocation) {
+    throw new InvalidInputError("`rebench runs drive` runs inside a run's Slurm job (SLURM_JOB_ID is not set)", {
+      hint: "`rebench run ... --executor slurm` submits such jobs; `rebench runs resume` continues a run here",
+    });
+  }
+  return allocation;
+}

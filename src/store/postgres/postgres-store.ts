@@ -1,0 +1,408 @@
+/**
+ * @module
+ * The PostgreSQL run store (node-postgres): one database that orchestrators on several hosts share. The
+ * same tables and guarantees as the SQLite store: every append is one transaction that locks the run's
+ * summary row (`SELECT ... FOR UPDATE`), inserts the event under the next sequence number and rewrites the
+ * summary, so concurrent writers on any host serialize per run and never lose or reorder an event;
+ * triggers refuse UPDATE, DELETE and TRUNCATE of events; a store of a newer schema is refused. Within one
+ * process, the appends of one run are queued, so they commit in the order they were called, as with
+ * SQLite's synchronous driver. Text sorts by its bytes and search ignores ASCII case only (COLLATE "C"), as
+ * in SQLite, whatever the database's locale.
+ */
+import pg from "pg";
+import {
+  ConflictError,
+  InfrastructureError,
+  InvalidInputError,
+  newRunId,
+  NotFoundError,
+  type NewRunEvent,
+  parseWith,
+  RunEvent,
+  type RunId,
+  RunSpec,
+  type RunSpecInput,
+  RunSummary,
+  type ScoreLogEntry,
+  type StoredEvent,
+  summarize,
+} from "../../core/index.js";
+import { checkImport, runColumns } from "../import-events.js";
+import { asciiLower, SORT_COLUMNS, sortColumns } from "../run-columns.js";
+import type { AppendResult, EventQuery, RunFacets, RunFilter, RunPage, RunPageQuery, RunStore } from "../store.js";
+import { MIGRATION_LOCK, PG_MIGRATIONS } from "./migrations.js";
+import { redactUrl } from "../redact-url.js";
+
+/** Equality filters of RunFilter and the `runs` columns they compare. */
+const FILTER_COLUMNS = [
+  ["environment", "environment"],
+  ["variant", "variant"],
+  ["participant", "participant_alias"],
+  ["batchId", "batch_id"],
+] as const satisfies ReadonlyArray<readonly [keyof RunFilter, string]>;
+
+/** Events a search reads from the server at a time (matches stop it early). */
+const SEARCH_BATCH = 200;
+
+/** The `runs` columns of text, which sort by bytes (COLLATE "C") as SQLite's do. */
+const TEXT_COLUMNS = new Set(["created_at", "updated_at", "environment", "variant", "participant_alias", "state"]);
+
+export interface PostgresStoreOptions {
+  /** Connections this process keeps at most; default 8 (a batch's concurrent runs share them). */
+  maxConnections?: number;
+}
+
+export class PostgresRunStore implements RunStore {
+  readonly location: string;
+  readonly #pool: pg.Pool;
+  /** Per run, the tail of this process's queue of appends (so they commit in call order). */
+  readonly #queues = new Map<string, Promise<unknown>>();
+  #closed = false;
+
+  private constructor(location: string, pool: pg.Pool) {
+    this.location = location;
+    this.#pool = pool;
+  }
+
+  /** Connect to the store at `url` (`postgres://` or `postgresql://`), creating or migrating its tables. */
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresRunStore> {
+    const location = redactUrl(url);
+    const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 8, connectionTimeoutMillis: 15_000 });
+    // An idle connection the server drops must not crash the process; the next query reconnects.
+    pool.on("error", () => undefined);
+    try {
+      await migrate(pool, location);
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      if (error instanceof ConflictError) throw error;
+      throw new InfrastructureError(`cannot open the run store at ${location}: ${(error as Error).message}`, {
+        cause: error,
+        hint:
+          "check that the server is up and the URL names a database you may create tables in " +
+          "(postgres://USER@HOST:PORT/DB; the password from PGPASSWORD or ~/.pgpass), or pass another store with --db",
+      });
+    }
+    return new PostgresRunStore(location, pool);
+  }
+
+  async createRun(spec: RunSpecInput, options: { id?: RunId; ts?: string } = {}): Promise<RunSummary> {
+    const parsed = parseWith(RunSpec, spec, "the run specification");
+    const id = options.id ?? newRunId();
+    const event = parseWith(
+      RunEvent,
+      { type: "run_created", ts: options.ts ?? new Date().toISOString(), spec: parsed },
+      "the run_created event",
+    );
+    const summary = summarize(undefined, { runId: id, seq: 1, event });
+    await this.#transaction(async (client) => {
+      const { raw, normalized, working, scoreCalls } = sortColumns(summary);
+      const inserted = await client.query(
+        `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
+                           state, created_at, updated_at, last_seq, summary, raw, normalized, working_seconds, score_calls)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, 1, $10, $11, $12, $13, $14) ON CONFLICT (id) DO NOTHING`,
+        [...runColumns(id, parsed, summary.state), event.ts, JSON.stringify(summary), raw, normalized, working, scoreCalls],
+      );
+      if (inserted.rowCount === 0) throw new ConflictError(`run ${id} already exists`);
+      await insertEvent(client, id, 1, event);
+    });
+    return summary;
+  }
+
+  async append(runId: RunId, input: NewRunEvent): Promise<AppendResult> {
+    const event = parseWith(RunEvent, { ...input, ts: input.ts ?? new Date().toISOString() }, `an event of run ${runId}`);
+    return this.#queued(runId, () =>
+      this.#transaction(async (client): Promise<AppendResult> => {
+        const current = await readSummary(client, runId, { lock: true });
+        if (!current) throw new NotFoundError(`no run ${runId} in ${this.location}`);
+        const stored: StoredEvent = { runId, seq: current.lastSeq + 1, event };
+        const summary = summarize(current, stored);
+        await insertEvent(client, runId, stored.seq, event);
+        await updateSummary(client, runId, summary);
+        return { stored, summary };
+      }),
+    );
+  }
+
+  async importEvents(runId: RunId, events: readonly StoredEvent[]): Promise<RunSummary> {
+    return this.#queued(runId, () =>
+      this.#transaction(async (client) => {
+        const current = await readSummary(client, runId, { lock: true });
+        const { summary, parsed } = checkImport(runId, current, events, this.location);
+        if (current === undefined) {
+          // The row first (events refer to it); updateSummary fills in the rest.
+          await client.query(
+            `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
+                               state, created_at, updated_at, last_seq, summary)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, '{}')`,
+            [...runColumns(runId, summary.spec, summary.state), summary.createdAt, summary.updatedAt],
+          );
+        }
+        await updateSummary(client, runId, summary);
+        for (const { seq, event } of parsed) await insertEvent(client, runId, seq, event);
+        return summary;
+      }),
+    );
+  }
+
+  async getRun(runId: string): Promise<RunSummary> {
+    const summary = await this.findRun(runId);
+    if (!summary) {
+      throw new NotFoundError(`no run ${runId} in ${this.location}`, { hint: "`rebench runs list` shows the runs" });
+    }
+    return summary;
+  }
+
+  async findRun(runId: string): Promise<RunSummary | undefined> {
+    return this.#query((client) => readSummary(client, runId, { lock: false }));
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
+    const { where, params } = whereClause(filter);
+    const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    let order = "ORDER BY created_at, id";
+    if (filter.limit !== undefined) {
+      params.push(filter.limit);
+      order = `ORDER BY created_at DESC, id DESC LIMIT $${params.length}`;
+    }
+    const { rows } = await this.#query((client) => client.query<{ summary: string }>(`SELECT summary FROM runs ${clause} ${order}`, params));
+    return rows.map((row) => RunSummary.parse(JSON.parse(row.summary)));
+  }
+
+  async pageRuns(query: RunPageQuery = {}): Promise<RunPage> {
+    const { where, params } = whereClause(query);
+    if (query.minScore !== undefined) {
+      params.push(query.minScore);
+      where.push(`normalized >= $${params.length}`);
+    }
+    if (query.maxScore !== undefined) {
+      params.push(query.maxScore);
+      where.push(`normalized <= $${params.length}`);
+    }
+    const filter = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    const column = SORT_COLUMNS[query.sort ?? "created"];
+    const direction = query.descending ? "DESC" : "ASC";
+    const sorted = TEXT_COLUMNS.has(column) ? `${column} COLLATE "C"` : column;
+    // Missing values last; ties in creation order (as SQLite's store sorts).
+    const order =
+      column === "created_at"
+        ? `created_at COLLATE "C" ${direction}, id COLLATE "C" ${direction}`
+        : `${column} IS NULL, ${sorted} ${direction}, created_at COLLATE "C", id COLLATE "C"`;
+    const pageParams = [...params, query.limit ?? 50, query.offset ?? 0];
+    const [count, page] = await this.#query(async (client) => [
+      await client.query<{ n: string }>(`SELECT COUNT(*) AS n FROM runs ${filter}`, params),
+      await client.query<{ summary: string }>(
+        `SELECT summary FROM runs ${filter} ORDER BY ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+        pageParams,
+      ),
+    ] as const);
+    return { total: Number(count.rows[0]?.n ?? 0), runs: page.rows.map((row) => RunSummary.parse(JSON.parse(row.summary))) };
+  }
+
+  async runFacets(): Promise<RunFacets> {
+    return this.#query(async (client) => {
+      const distinct = async (column: string) =>
+        (await client.query<{ v: string }>(`SELECT DISTINCT ${column} COLLATE "C" AS v FROM runs ORDER BY v`)).rows.map((r) => r.v);
+      return {
+        environments: await distinct("environment"),
+        variants: await distinct("variant"),
+        participants: await distinct("participant_alias"),
+        states: await distinct("state"),
+      };
+    });
+  }
+
+  async searchEvents(runId: RunId, text: string, options: { limit?: number } = {}): Promise<number[]> {
+    if (text === "") return [];
+    const needle = asciiLower(text);
+    const limit = options.limit ?? 1000;
+    // The payload's JSON text narrows the rows in the server (a value's escaped form is in it); then only the
+    // event's string values count (not its keys, nor its type and timestamp), as text: a newline matches a
+    // newline. Checked here rather than through jsonb, which refuses a payload with "\u0000" in it.
+    return this.#query(async (client) => {
+      const found: number[] = [];
+      let after = 0;
+      for (;;) {
+        const { rows } = await client.query<{ seq: number; payload: string }>(
+          `SELECT seq, payload FROM run_events WHERE run_id = $1 AND seq > $2 AND strpos(lower(payload COLLATE "C"), $3) > 0
+           ORDER BY seq LIMIT ${SEARCH_BATCH}`,
+          [runId, after, JSON.stringify(needle).slice(1, -1)],
+        );
+        for (const row of rows) {
+          if (!eventTextContains(JSON.parse(row.payload) as Record<string, unknown>, needle)) continue;
+          found.push(row.seq);
+          if (found.length >= limit) return found;
+        }
+        if (rows.length < SEARCH_BATCH) return found;
+        after = rows.at(-1)!.seq;
+      }
+    });
+  }
+
+  async events(runId: RunId, query: EventQuery = {}): Promise<StoredEvent[]> {
+    // LIMIT NULL is no limit.
+    const params: unknown[] = [runId, query.afterSeq ?? 0, query.limit ?? null];
+    let typeClause = "";
+    if (query.types && query.types.length > 0) {
+      params.push([...query.types]);
+      typeClause = "AND type = ANY($4)";
+    }
+    const { rows } = await this.#query((client) =>
+      client.query<{ run_id: string; seq: number; payload: string }>(
+        `SELECT run_id, seq, payload FROM run_events WHERE run_id = $1 AND seq > $2 ${typeClause} ORDER BY seq LIMIT $3`,
+        params,
+      ),
+    );
+    return rows.map((row) => ({ runId: row.run_id, seq: row.seq, event: RunEvent.parse(JSON.parse(row.payload)) }));
+  }
+
+  async scoreLog(runId: RunId): Promise<ScoreLogEntry[]> {
+    const events = await this.events(runId, { types: ["score_logged"] });
+    return events.flatMap(({ event }) => (event.type === "score_logged" ? [event.entry] : []));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.allSettled([...this.#queues.values()]);
+    await this.#pool.end();
+  }
+
+  /** Run `fn` after the appends of `runId` this process already queued. */
+  #queued<T>(runId: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.#queues.get(runId) ?? Promise.resolve();
+    const next = previous.then(fn, fn);
+    const tail = next.catch(() => undefined);
+    this.#queues.set(runId, tail);
+    void tail.then(() => {
+      if (this.#queues.get(runId) === tail) this.#queues.delete(runId);
+    });
+    return next;
+  }
+
+  async #query<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#connect();
+    try {
+      return await fn(client);
+    } finally {
+      client.release();
+    }
+  }
+
+  async #transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.#query(async (client) => {
+      await client.query("BEGIN");
+      try {
+        const result = await fn(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async #connect(): Promise<pg.PoolClient> {
+    if (this.#closed) throw new InvalidInputError(`the run store ${this.location} is closed`);
+    try {
+      return await this.#pool.connect();
+    } catch (error) {
+      throw new InfrastructureError(`lost the run store at ${this.location}: ${(error as Error).message}`, {
+        cause: error,
+        hint: "check that the PostgreSQL server is up and reachable from this host; unfinished runs continue with `rebench runs resume`",
+      });
+    }
+  }
+}
+
+async function readSummary(client: pg.PoolClient, runId: string, options: { lock: boolean }): Promise<RunSummary | undefined> {
+  const { rows } = await client.query<{ summary: string }>(
+    `SELECT summary FROM runs WHERE id = $1${options.lock ? " FOR UPDATE" : ""}`,
+    [runId],
+  );
+  return rows[0] ? RunSummary.parse(JSON.parse(rows[0].summary)) : undefined;
+}
+
+/** Rewrite the run's summary row: the summary and the columns copied out of it (sort columns, scheduler job). */
+async function updateSummary(client: pg.PoolClient, runId: string, summary: RunSummary): Promise<void> {
+  const { raw, normalized, working, scoreCalls } = sortColumns(summary);
+  await client.query(
+    `UPDATE runs SET state = $1, updated_at = $2, last_seq = $3, summary = $4, job_id = $5, raw = $6, normalized = $7,
+                     working_seconds = $8, score_calls = $9 WHERE id = $10`,
+    [summary.state, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), summary.job?.id ?? null, raw, normalized, working, scoreCalls, runId],
+  );
+}
+
+/** Whether a string value of the event (not a key, nor its top-level type and timestamp) contains `needle`, ignoring ASCII case. */
+function eventTextContains(event: Record<string, unknown>, needle: string): boolean {
+  const walk = (value: unknown): boolean => {
+    if (typeof value === "string") return asciiLower(value).includes(needle);
+    if (Array.isArray(value)) return value.some(walk);
+    if (value !== null && typeof value === "object") return Object.values(value).some(walk);
+    return false;
+  };
+  return Object.entries(event).some(([key, value]) => key !== "type" && key !== "ts" && walk(value));
+}
+
+/** RunFilter's equality filters and states as conditions, and their parameters ($1, $2, ... in order). */
+function whereClause(filter: RunFilter): { where: string[]; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  for (const [key, column] of FILTER_COLUMNS) {
+    const value = filter[key];
+    if (value === undefined) continue;
+    params.push(value);
+    where.push(`${column} = $${params.length}`);
+  }
+  if (filter.states && filter.states.length > 0) {
+    params.push([...filter.states]);
+    where.push(`state = ANY($${params.length})`);
+  }
+  return { where, params };
+}
+
+async function insertEvent(client: pg.PoolClient, runId: string, seq: number, event: RunEvent): Promise<void> {
+  await client.query("INSERT INTO run_events (run_id, seq, ts, type, payload) VALUES ($1, $2, $3, $4, $5)", [
+    runId,
+    seq,
+    event.ts,
+    event.type,
+    JSON.stringify(event),
+  ]);
+}
+
+async function migrate(pool: pg.Pool, location: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    try {
+      // One migrating rebench at a time; the others wait here and then find the tables made.
+      await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK.toString()]);
+      await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+      const { rows } = await client.query<{ version: number | null }>("SELECT MAX(version) AS version FROM schema_migrations");
+      const current = rows[0]?.version ?? 0;
+      const latest = PG_MIGRATIONS.at(-1)?.version ?? 0;
+      if (current > latest) {
+        throw new ConflictError(`the run store ${location} has schema version ${current}, newer than this rebench knows (${latest})`, {
+          hint: "upgrade rebench, or use another store with --db",
+        });
+      }
+      for (const migration of PG_MIGRATIONS) {
+        if (migration.version <= current) continue;
+        await client.query(migration.sql);
+        await client.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
+          migration.version,
+          migration.name,
+          new Date().toISOString(),
+        ]);
+      }
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,207 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+import type { RunSummary, ScoreLogEntry, StoredEvent } from "../src/core/index.js";
+import { jobStates } from "../src/slurm/index.js";
+import { openStore } from "../src/store/index.js";
+import { REPO_ROOT } from "./helpers/cli.js";
+import { freshDatabase, postgresSkip } from "./helpers/postgres.js";
+import { slurmCluster, slurmSkip } from "./helpers/slurm.js";
+import { TEST_BACKEND } from "./helpers/test-backend.js";
+import { tempDir } from "./helpers/tmp.js";
+
+const root = tempDir("rebench-slurm-test-");
+const sandboxes = path.join(root, "sandboxes");
+const home = path.join(root, "home");
+const tsx = path.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs");
+
+function cli(args: string[]): ChildProcess {
+  const env = { ...process.env, REBENCH_HOME: home, REBENCH_TEST_SANDBOX_ROOT: sandboxes };
+  return spawn(process.execPath, ["--import", tsx, path.join(REPO_ROOT, "test/fixtures/rebench-cli.ts"), ...args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
+  let output = "";
+  child.stdout?.on("data", (d) => (output += d));
+  child.stderr?.on("data", (d) => (output += d));
+  return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, output })));
+}
+
+const runCli = (args: string[]) => exited(cli(args));
+
+function actionsFile(name: string, steps: object[]): string {
+  const file = path.join(root, name);
+  writeFileSync(file, steps.map((s) => JSON.stringify(s)).join("\n"));
+  return file;
+}
+
+async function withStore<T>(db: string, fn: (store: Awaited<ReturnType<typeof openStore>>) => Promise<T>): Promise<T> {
+  const store = await openStore(db);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function snapshot(db: string): Promise<Array<{ run: RunSummary; log: ScoreLogEntry[]; events: StoredEvent[] }>> {
+  return withStore(db, async (store) => Promise.all((await store.listRuns()).map(async (run) => ({ run, log: await store.scoreLog(run.id), events: await store.events(run.id) }))));
+}
+
+/** Poll the store until `done` says so (or fail after `seconds`). */
+async function until(db: string, what: string, done: (runs: Awaited<ReturnType<typeof snapshot>>) => boolean, seconds = 180): Promise<void> {
+  for (let i = 0; i < seconds * 2; i++) {
+    if (done(await snapshot(db))) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+/** The run is inside the long command: an action `sleep N` without its observation. */
+function inLongCommand(events: readonly StoredEvent[]): boolean {
+  const last = events.filter(({ event }) => event.type === "action" || event.type === "observation").at(-1)?.event;
+  return last?.type === "action" && JSON.stringify(last.input).includes("sleep 30");
+}
+
+const types = (events: readonly StoredEvent[]) => events.map((e) => e.event.type);
+
+describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slurm executor on a one-node cluster, into PostgreSQL", () => {
+  test("rebench run --executor slurm: a job per run asking for the manifest's CPUs and memory, the run recording its job and allocation", { timeout: 300_000 }, async () => {
+    await slurmCluster(["--cpus", "8", "--memory-mb", "40000"]);
+    const db = await freshDatabase();
+    const result = await runCli(["run", "test_echo", "--variant", "mini", "--agent", "replay", "--runs", "2", "--executor", "slurm", "--slurm-option=--time=00:10:00", "--backend", TEST_BACKEND, "--db", db, "--progress", "2"]);
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/Slurm job \d+ submitted/);
+    const runs = await snapshot(db);
+    expect(runs).toHaveLength(2);
+    for (const { run, events, log } of runs) {
+      expect(run.state).toBe("finished");
+      expect(run.spec.config).toMatchObject({ executor: "slurm", slurm: { options: ["--time=00:10:00"] } });
+      const submitted = events.find((e) => e.event.type === "job_submitted")!.event;
+      expect(submitted).toMatchObject({ executor: "slurm", jobId: run.job!.id });
+      expect(submitted.type === "job_submitted" && submitted.request).toEqual(expect.arrayContaining(["--cpus-per-task=2", "--mem=8192M", "--time=00:10:00"]));
+      const started = events.find((e) => e.event.type === "job_started")!.event;
+      expect(started).toMatchObject({ jobId: run.job!.id, allocation: { gpus: [], cpus: 2, memoryMb: 8192 } });
+      // The job is recorded before it can start, and its driver (on the node) attaches after it started.
+      expect(types(events).indexOf("job_submitted")).toBeLessThan(types(events).indexOf("job_started"));
+      expect(types(events).indexOf("job_started")).toBeLessThan(types(events).indexOf("driver_attached"));
+      expect(log.filter((e) => e.outcome.kind === "scored").length).toBeGreaterThanOrEqual(2);
+      expect(run.job).toMatchObject({ executor: "slurm", node: expect.any(String) });
+    }
+    const states = await jobStates(runs.map((r) => r.run.job!.id));
+    expect([...states.values()].map((j) => j.state)).toEqual(["COMPLETED", "COMPLETED"]);
+    const list = await runCli(["runs", "list", "--db", db]);
+    expect(list.output).toMatch(new RegExp(`${runs[0]!.run.id}\\s+test_echo/mini\\s+reference \\(replay\\)\\s+finished\\s+${runs[0]!.run.job!.id} COMPLETED`));
+    const show = await runCli(["runs", "show", runs[0]!.run.id, "--db", db]);
+    expect(show.output).toMatch(new RegExp(`job:\\s+Slurm job ${runs[0]!.run.job!.id} COMPLETED, submitted \\S+, started on \\S+`));
+  });
+
+  test("a GPU variant is not refused on a login node without GPUs: its job asks Slurm for the GPU and gets one of the node's", { timeout: 300_000 }, async () => {
+    await slurmCluster(["--cpus", "8", "--memory-mb", "40000"]);
+    const db = await freshDatabase();
+    const result = await runCli(["run", "test_echo_gpu_job", "--variant", "mini", "--agent", "replay", "--executor", "slurm", "--backend", TEST_BACKEND, "--db", db, "--progress", "2"]);
+    const [{ run, events }] = (await snapshot(db)) as [Awaited<ReturnType<typeof snapshot>>[number]];
+    const submitted = events.find((e) => e.event.type === "job_submitted")!.event;
+    expect(submitted.type === "job_submitted" && submitted.request).toEqual(expect.arrayContaining(["--gres=gpu:1", "--cpus-per-task=1", "--mem=1024M"]));
+    expect(events.find((e) => e.event.type === "job_started")!.event).toMatchObject({ allocation: { gpus: [expect.any(Number)], cpus: 1, memoryMb: 1024 } });
+    // The node's GPUs are the cluster's placeholders: the sandbox, given the allocated one, finds no NVIDIA device for it.
+    expect(run.state).toBe("failed");
+    expect(run.error).toMatch(/GPU \d has no device node \/dev\/nvidia\d/);
+    expect(result.code).toBe(1);
+  });
+
+  test("the orchestrator killed mid-batch and a job cancelled: runs resume finishes every run, no event lost or duplicated", { timeout: 600_000 }, async () => {
+    await slurmCluster(["--cpus", "8", "--memory-mb", "40000"]);
+    const db = await freshDatabase();
+    const actions = actionsFile("long.jsonl", [
+      { tool: "score" },
+      { tool: "bash", input: { command: "sleep 0.1" } },
+      { tool: "score" },
+      { tool: "bash", input: { command: "sleep 30" } },
+      { tool: "score" },
+      { tool: "submit", input: { submission: "after the crash" } },
+    ]);
+    // Three runs, two jobs at a time: when the orchestrator dies, two run in Slurm and one has no job yet.
+    const orchestrator = cli(["run", "test_echo", "--variant", "mini", "--agent", "replay", "--actions", actions, "--runs", "3", "--concurrency", "2", "--executor", "slurm", "--backend", TEST_BACKEND, "--db", db, "--progress", "2"]);
+    const killed = exited(orchestrator);
+    await until(db, "two runs are in their long command", (runs) => runs.length === 3 && runs.filter((r) => inLongCommand(r.events)).length === 2);
+    orchestrator.kill("SIGKILL");
+    expect((await killed).signal).toBe("SIGKILL");
+
+    const before = await snapshot(db);
+    const [cancelled, running] = before.filter((r) => inLongCommand(r.events)) as [(typeof before)[number], (typeof before)[number]];
+    const queued = before.find((r) => r.run.job === null)!;
+    expect(queued.run.state).toBe("queued");
+    for (const { log } of [cancelled, running]) expect(log).toHaveLength(3); // the starting score and two score actions
+
+    // scancel one job (as an operator or a preemption would): the job stops, its run stays where it was.
+    const scancel = spawn("scancel", [cancelled.run.job!.id], { stdio: "ignore" });
+    await new Promise((resolve) => scancel.on("exit", resolve));
+    for (let i = 0; i < 120; i++) {
+      const state = (await jobStates([cancelled.run.job!.id])).get(cancelled.run.job!.id)!.state;
+      if (state === "CANCELLED") break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect((await jobStates([cancelled.run.job!.id])).get(cancelled.run.job!.id)!.state).toBe("CANCELLED");
+    const afterCancel = (await snapshot(db)).find((r) => r.run.id === cancelled.run.id)!;
+    expect(afterCancel.run.state).toBe("running");
+    expect(existsSync(path.join(sandboxes, cancelled.run.id))).toBe(true);
+
+    const resume = await runCli(["runs", "resume", "--db", db]);
+    expect(resume.code, resume.output).toBe(0);
+    expect(resume.output).toMatch(/resumed 3 run\(s\), skipped 0/);
+
+    const after = await snapshot(db);
+    for (const { run, events, log } of after) {
+      expect(run.state, `${run.id}: ${run.error}`).toBe("finished");
+      // Numbered 1..n without a gap or a repeat, and everything logged before is still there, unchanged.
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+      const old = before.find((b) => b.run.id === run.id)!;
+      expect(events.slice(0, old.events.length)).toEqual(old.events);
+      expect(log.slice(0, old.log.length)).toEqual(old.log);
+      expect(log.at(-1)?.outcome.kind).toBe("scored");
+    }
+    const get = (id: string) => after.find((r) => r.run.id === id)!;
+    // The cancelled run: a second job, on the node that holds its sandbox; its command cut off, its downtime a pause.
+    const again = get(cancelled.run.id);
+    const submissions = again.events.filter((e) => e.event.type === "job_submitted");
+    expect(submissions).toHaveLength(2);
+    expect(submissions[1]!.event.type === "job_submitted" && submissions[1]!.event.request).toContain(`--nodelist=${cancelled.run.job!.node}`);
+    expect(again.events.some((e) => e.event.type === "observation" && JSON.stringify(e.event.output).includes('"interrupted":true'))).toBe(true);
+    expect(again.events.some((e) => e.event.type === "pause_started" && e.event.reason === "recovery")).toBe(true);
+    expect(again.log.length).toBeGreaterThanOrEqual(5);
+    // The run whose job lived on: waited for, never submitted again; the queued one: submitted once.
+    expect(get(running.run.id).events.filter((e) => e.event.type === "job_submitted")).toHaveLength(1);
+    expect(get(queued.run.id).events.filter((e) => e.event.type === "job_submitted")).toHaveLength(1);
+    expect(readdirSync(sandboxes).filter((id) => after.some((r) => r.run.id === id))).toEqual([]);
+  });
+
+  test("runs cancel ends a run for good: its job cancelled, its sandbox removed, the run failed with its score log", { timeout: 300_000 }, async () => {
+    await slurmCluster(["--cpus", "8", "--memory-mb", "40000"]);
+    const db = await freshDatabase();
+    const actions = actionsFile("cancel.jsonl", [{ tool: "score" }, { tool: "bash", input: { command: "sleep 30" } }, { tool: "submit", input: { submission: "never" } }]);
+    const orchestrator = cli(["run", "test_echo", "--variant", "mini", "--agent", "replay", "--actions", actions, "--executor", "slurm", "--backend", TEST_BACKEND, "--db", db, "--progress", "2"]);
+    const done = exited(orchestrator);
+    await until(db, "the run is in its long command", (runs) => runs.length === 1 && inLongCommand(runs[0]!.events));
+    const [{ run }] = (await snapshot(db)) as [Awaited<ReturnType<typeof snapshot>>[number]];
+    expect(existsSync(path.join(sandboxes, run.id))).toBe(true);
+
+    const cancel = await runCli(["runs", "cancel", run.id, "--db", db]);
+    expect(cancel.code, cancel.output).toBe(0);
+    expect(cancel.output).toMatch(new RegExp(`run ${run.id} failed: cancelled by \\S+ \\(\`rebench runs cancel\`, Slurm job ${run.job!.id}\\) \\(Slurm job ${run.job!.id}: CANCELLED\\)`));
+    const [{ run: ended, log, events }] = (await snapshot(db)) as [Awaited<ReturnType<typeof snapshot>>[number]];
+    expect(ended.state).toBe("failed");
+    expect(log).toHaveLength(2); // the starting score and the score action
+    expect(types(events)).toContain("cancel_requested");
+    expect(existsSync(path.join(sandboxes, run.id))).toBe(false);
+    // The orchestrator that waited for it sees it end.
+    const waited = await done;
+    expect(waited.code).toBe(1);
+    expect(waited.output).toMatch(/1 of 1 run\(s\) failed: cancelled by/);
+    // A run that has ended cannot be cancelled again.
+    const twice = await runCli(["runs", "cancel", run.id, "--db", db]);
+    expect(twice.code).toBe(5);
+    expect(twice.output).toMatch(/has already failed/);
+  });
+});
