@@ -12,7 +12,10 @@ describe("rebench environments", () => {
   test("list --json lists the seven environments with three variants and the paper constants", async () => {
     const { code, stdout } = await rebench("environments", "list", "--json");
     expect(code).toBe(0);
-    const list = JSON.parse(stdout) as Array<{ name: string; variants: Record<string, { available: boolean; normalization: { start: number; reference: number } | null }> }>;
+    const list = JSON.parse(stdout) as Array<{
+      name: string;
+      variants: Record<string, { available: boolean; normalization: { start: number; reference: number } | null }>;
+    }>;
     expect(list.map((e) => e.name)).toEqual([
       "optimize_llm_foundry",
       "optimize_kernel",
@@ -122,7 +125,9 @@ describe("rebench runs", () => {
     for (const args of refused) {
       const result = await rebenchProcess(args, { REBENCH_HOME: home }, { cwd });
       expect(result.code, args.join(" ")).toBe(2);
-      expect(result.stderr, args.join(" ")).toMatch(/"mysql:\/\/" is not a store rebench knows; the supported stores are a SQLite file path .* or a PostgreSQL URL/);
+      expect(result.stderr, args.join(" ")).toMatch(
+        /"mysql:\/\/" is not a store rebench knows; the supported stores are a SQLite file path .* or a PostgreSQL URL/,
+      );
     }
     const unreachable = [
       ["runs", "list", "--db", "postgres://rebench:secret@127.0.0.1:1/runs"],
@@ -146,7 +151,10 @@ describe("rebench runs", () => {
     const run = await store.createRun(sampleSpec);
     await store.close();
     const cancel = await rebench("runs", "cancel", run.id, "--db", db);
-    expect(cancel).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`run ${run.id} failed: cancelled by \\S+ \\(\`rebench runs cancel\`\\)`)) });
+    expect(cancel).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(new RegExp(`run ${run.id} failed: cancelled by \\S+ \\(\`rebench runs cancel\`\\)`)),
+    });
     expect((await rebench("runs", "cancel", run.id, "--db", db)).code).toBe(5);
     const drive = await rebench("runs", "drive", run.id, "--db", db);
     expect(drive.code).toBe(2);
@@ -177,7 +185,12 @@ describe("rebench (the program)", () => {
   });
 
   test("every subcommand has --help", async () => {
-    for (const args of [["environments", "list"], ["environments", "show"], ["runs", "list"], ["runs", "show"]]) {
+    for (const args of [
+      ["environments", "list"],
+      ["environments", "show"],
+      ["runs", "list"],
+      ["runs", "show"],
+    ]) {
       const { code, stdout } = await rebench(...args, "--help");
       expect(code, args.join(" ")).toBe(0);
       expect(stdout, args.join(" ")).toMatch(/Example:/);

@@ -6,8 +6,9 @@
  * of the score@k weights of a size-n sample (computed once per k). No sort and no copy per replicate:
  * n draws and O(n) arithmetic per k.
  */
-import type { RandomSource } from "./seeded-random.js";
+
 import { scoreAtKWeights } from "./score-at-k-weights.js";
+import type { RandomSource } from "./seeded-random.js";
 
 export interface BootstrapScoreAtKOptions {
   /** How many resamples. */
@@ -21,11 +22,7 @@ export interface BootstrapScoreAtKOptions {
  * For each k in `ks` with k ≤ n, the score@k of every replicate (in replicate order). `sortedScores`
  * must be ascending. Draws the same resamples for every k: one set of R·n draws per call.
  */
-export function bootstrapScoreAtK(
-  sortedScores: ArrayLike<number>,
-  ks: readonly number[],
-  options: BootstrapScoreAtKOptions,
-): Map<number, Float64Array> {
+export function bootstrapScoreAtK(sortedScores: ArrayLike<number>, ks: readonly number[], options: BootstrapScoreAtKOptions): Map<number, Float64Array> {
   const { replicates, random, method = "max" } = options;
   const n = sortedScores.length;
   const usable = [...new Set(ks)].filter((k) => k >= 1 && k <= n);

@@ -55,9 +55,7 @@ export interface Allocations {
 
 /** Participants in report order: `human` first, then agents alphabetically. */
 function participantOrder(runs: readonly AnalysisRun[]): string[] {
-  return [...new Set(runs.map((r) => r.participant))].sort(
-    (a, b) => Number(b === "human") - Number(a === "human") || a.localeCompare(b),
-  );
+  return [...new Set(runs.map((r) => r.participant))].sort((a, b) => Number(b === "human") - Number(a === "human") || a.localeCompare(b));
 }
 
 export function computeAllocations(runs: readonly AnalysisRun[], options: ComputeAllocationsOptions): Allocations {
@@ -126,9 +124,7 @@ function best(candidates: readonly AllocationRow[]): AllocationRow | undefined {
 }
 
 function emptyRow(participant: string, budget: Budget, environments: readonly string[], own: readonly AnalysisRun[]): AllocationRow {
-  const perEnvironment = Object.fromEntries(
-    environments.map((e) => [e, { score: null, n: own.filter((r) => r.environment === e).length }]),
-  );
+  const perEnvironment = Object.fromEntries(environments.map((e) => [e, { score: null, n: own.filter((r) => r.environment === e).length }]));
   return {
     participant,
     budget: budget.label,

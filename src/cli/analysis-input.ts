@@ -4,10 +4,10 @@
  * run store (finished runs with a time limit and normalization constants; the rest counted by reason).
  */
 import { readFile } from "node:fs/promises";
-import { InvalidInputError, NotFoundError, type RunSummary } from "../core/index.js";
 import type { AnalysisRun } from "../analysis/analysis-run.js";
 import { analysisRunFromStore } from "../analysis/analysis-run-from-store.js";
 import { parseMetrRuns } from "../analysis/metr/parse-metr-runs.js";
+import { InvalidInputError, NotFoundError, type RunSummary } from "../core/index.js";
 import type { RunStore } from "../store/index.js";
 
 export interface LoadedRuns {

@@ -50,8 +50,7 @@ const LOADERS: Record<CommandName, () => Promise<Register[]>> = {
 export async function buildProgram(io: Io, argv: readonly string[] = [], options: { all?: boolean } = {}): Promise<Command> {
   const program = new Command("rebench")
     .description(
-      "Measure AI agents and human experts on open-ended ML research engineering (RE-Bench).\n" +
-        "Docs: README.md and docs/ in the rebench checkout.",
+      "Measure AI agents and human experts on open-ended ML research engineering (RE-Bench).\n" + "Docs: README.md and docs/ in the rebench checkout.",
     )
     .version("0.1.0")
     .showHelpAfterError("(add --help for usage)")

@@ -46,7 +46,9 @@ export type RunId = z.infer<typeof RunId>;
 /** A new run id: time-ordered (base-36 milliseconds) with 40 random bits, so ids sort by creation. */
 export function newRunId(now: number = Date.now()): RunId {
   const time = now.toString(36).padStart(9, "0");
-  const random = BigInt(`0x${randomBytes(5).toString("hex")}`).toString(36).padStart(8, "0");
+  const random = BigInt(`0x${randomBytes(5).toString("hex")}`)
+    .toString(36)
+    .padStart(8, "0");
   return `r${time}${random}`;
 }
 

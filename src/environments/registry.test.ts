@@ -4,7 +4,11 @@ import { getEnvironment, getVariant, listEnvironments, requireImplementation } f
 
 describe("the environment registry", () => {
   test("holds the paper's seven environments in its order, each with mini, gpu and paper variants", () => {
-    expect(listEnvironments().map((f) => f.name).filter((n) => (PAPER_ENVIRONMENTS as readonly string[]).includes(n))).toEqual([...PAPER_ENVIRONMENTS]);
+    expect(
+      listEnvironments()
+        .map((f) => f.name)
+        .filter((n) => (PAPER_ENVIRONMENTS as readonly string[]).includes(n)),
+    ).toEqual([...PAPER_ENVIRONMENTS]);
     for (const family of listEnvironments()) {
       expect(Object.keys(family.variants).sort()).toEqual([...VARIANTS].sort());
       expect(family.variants.paper.normalization?.source).toBe("paper");

@@ -79,7 +79,12 @@ describe("parseMetrRuns()", () => {
 
   test("a null score counts as 0 (no valid solution) and is counted; fatal errors are counted by kind", () => {
     const out = parseMetrRuns(
-      [row({ score: null }), row({ fatal_error_from: "serverError", score: 0.1 }), row({ fatal_error_from: "agent" }), row({ fatal_error_from: "serverError" })].join("\n"),
+      [
+        row({ score: null }),
+        row({ fatal_error_from: "serverError", score: 0.1 }),
+        row({ fatal_error_from: "agent" }),
+        row({ fatal_error_from: "serverError" }),
+      ].join("\n"),
     );
     expect(out.runs.map((r) => r.score)).toEqual([0, 0.1, 0.4, 0.4]);
     expect(out.nullScores).toBe(1);
