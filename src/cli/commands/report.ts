@@ -14,8 +14,8 @@ import { InvalidInputError } from "../../core/index.js";
 import { type LoadedRuns, loadRunsFile, loadStoreRuns, mixedVariantNotes } from "../analysis-input.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { type Io, printJson } from "../io.js";
+import { dbOption, withStore } from "../store-option.js";
 import { formatTable } from "../table.js";
-import { dbOption, withStore } from "./runs.js";
 
 export interface ReportOptions {
   runsFile?: string;
