@@ -101,6 +101,13 @@ describe("the bundled `rebench report`", () => {
     expect(bundled.stdout.length + bundled.stderr.length).toBeGreaterThan(0);
   });
 
+  test("a report on a METR file loads neither zod nor the store", { timeout: 60_000 }, () => {
+    const plain = report(false, ["--runs-file", runsFile, "--json"]);
+    expect(plain.status).toBe(0);
+    expect(plain.loaded.filter((url) => /\/node_modules\/(zod|better-sqlite3)\/|\/dist\/src\/store\//.test(url))).toEqual([]);
+    expect(plain.loaded.some((url) => url.endsWith("/dist/src/analysis/metr/parse-metr-runs.js"))).toBe(true);
+  });
+
   test("errors thrown inside the bundle keep their exit codes (not 70, an internal error)", { timeout: 60_000 }, () => {
     expect(report(true, ["--runs-file", path.join(REPO_ROOT, "package.json")]).status).toBe(2);
     expect(report(true, ["--runs-file", path.join(dir, "nope.jsonl")]).status).toBe(3);
