@@ -46,7 +46,7 @@ function select(xs: Float64Array, k: number): number {
     const a = xs[left]!;
     const b = xs[middle]!;
     const c = xs[right]!;
-    const pivot = a < b ? (b < c ? b : a < c ? c : a) : a < c ? a : b < c ? c : b;
+    const pivot = Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
     let i = left;
     let j = right;
     while (i <= j) {
