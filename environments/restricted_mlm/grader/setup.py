@@ -8,7 +8,8 @@ The protected directory holds ``grader/`` and the profile's token asset under ``
 there by rebench, readable by the grader and root only). This script:
 
 1. copies the asset's ``train.bin`` to the workspace as ``data/train.bin`` and its ``test.bin`` as
-   ``data/val.bin`` (the agent's own held-out text), with ``data/meta.json``;
+   ``data/val.bin`` (the agent's own held-out text; OpenWebText has no test split: the last 1% of its train
+   split instead), with ``data/meta.json``;
 2. keeps the asset's ``val.bin`` in ``data/`` of the protected directory: the hidden split the grader
    draws its evaluation windows from (the windows' seed comes from the run's environment secret);
 3. writes ``solution/config.json`` (vocabulary, sequence length, the starting model's sizes) and trains
@@ -56,15 +57,19 @@ def chown_tree(root: Path, uid: int, gid: int) -> None:
         os.lchown(path, uid, gid)
 
 
-def agent_held_out(tokens_dir: Path, dest: Path, fraction: float = 0.01) -> None:
-    """The agent's ``val.bin``: the asset's test split, or (OpenWebText has none) the last ``fraction`` of train."""
+def agent_splits(tokens_dir: Path, dest: Path, fraction: float = 0.01) -> None:
+    """The agent's ``train.bin`` and ``val.bin``: the asset's train and test splits, or (OpenWebText has no test
+    split) the train split less its last ``fraction``, and that last part."""
     if (tokens_dir / "test.bin").exists():
-        shutil.copyfile(tokens_dir / "test.bin", dest)
+        shutil.copyfile(tokens_dir / "train.bin", dest / "train.bin")
+        shutil.copyfile(tokens_dir / "test.bin", dest / "val.bin")
         return
     import numpy as np
 
     train = np.memmap(tokens_dir / "train.bin", dtype=np.uint16, mode="r")
-    train[-max(1, int(len(train) * fraction)) :].tofile(dest)
+    cut = len(train) - max(1, int(len(train) * fraction))
+    train[:cut].tofile(dest / "train.bin")
+    train[cut:].tofile(dest / "val.bin")
 
 
 def train_starting_model(profile: Profile, workspace: Path) -> str:
@@ -90,8 +95,7 @@ def setup(profile: Profile, protected: Path, workspace: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(dir=protected, prefix=".setup-") as tmp:
         tokens_dir = token_splits(profile, assets, Path(tmp))
         shutil.copyfile(tokens_dir / "val.bin", data / "val.bin")
-        shutil.copyfile(tokens_dir / "train.bin", workspace / "data" / "train.bin")
-        agent_held_out(tokens_dir, workspace / "data" / "val.bin")
+        agent_splits(tokens_dir, workspace / "data")
         meta = json.loads((tokens_dir / "meta.json").read_text()) if (tokens_dir / "meta.json").exists() else {}
     vocab = int(meta.get("vocab_size", profile.vocab_size))
     if vocab != profile.vocab_size:
