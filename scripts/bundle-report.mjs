@@ -61,10 +61,19 @@ await build({
   logLevel: "warning",
 });
 const old = `${target}.${process.pid}.old`;
-try {
-  renameSync(target, old);
-} catch {
-  // no earlier bundle
+// Two builds at once (test files each run `npm run build`) may swap in turn: retry when another's bundle
+// landed between our two renames.
+for (let attempt = 0; ; attempt++) {
+  try {
+    renameSync(target, old);
+  } catch {
+    // no earlier bundle
+  }
+  try {
+    renameSync(out, target);
+    break;
+  } catch (error) {
+    if (attempt >= 5) throw error;
+  }
 }
-renameSync(out, target);
 rmSync(old, { recursive: true, force: true });

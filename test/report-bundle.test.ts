@@ -50,6 +50,9 @@ function files(root: string): Record<string, Buffer> {
 describe("the bundled `rebench report`", () => {
   const runsFile = path.join(dir, "runs.jsonl");
   const db = path.join(dir, "store.db");
+  // Rows that only zod's schema reads (a nested rebench_* object) or rejects (a score that is a string).
+  const zodRows = path.join(dir, "zod-rows.jsonl");
+  const badRows = path.join(dir, "bad-rows.jsonl");
 
   beforeAll(async () => {
     const built = spawnSync("npm", ["run", "--silent", "build"], { cwd: REPO_ROOT, encoding: "utf8" });
@@ -60,6 +63,10 @@ describe("the bundled `rebench report`", () => {
     );
     writeFileSync(register, `import { register } from "node:module"; register(${JSON.stringify(`file://${hooks}`)});\n`);
     writeFileSync(runsFile, generateMetrRuns({ rows: 300, seed: 7 }));
+    const [first, ...rest] = generateMetrRuns({ rows: 100, seed: 8 }).trim().split("\n");
+    const byKind = { input: 10, cacheRead: 0, cacheWrite: 0, output: 5, reasoning: 1, dollars: null, dropped: 1 };
+    writeFileSync(zodRows, `${[JSON.stringify({ ...JSON.parse(first!), rebench_usage_by_kind: byKind }), ...rest].join("\n")}\n`);
+    writeFileSync(badRows, `${[first, JSON.stringify({ ...JSON.parse(first!), score: "high" }), "{"].join("\n")}\n`);
     const store = SqliteRunStore.open(db);
     for (const r of RUNS) await record(store, r);
     await store.close();
@@ -70,6 +77,8 @@ describe("the bundled `rebench report`", () => {
     ["a METR runs file, tables", () => ["--runs-file", runsFile, "--budgets", "1h,8h", "--bootstrap", "200", "--seed", "3"]],
     ["the run store (score logs), --json", () => ["--db", db, "--budgets", "1h,2h", "--bootstrap", "300", "--json"]],
     ["the run store, --out", () => ["--db", db, "--budgets", "1h,2h", "--bootstrap", "100", "--out", path.join(dir, `out-${Math.random()}`)]],
+    ["rows read by zod's schema, --json", () => ["--runs-file", zodRows, "--budgets", "8h", "--bootstrap", "50", "--json"]],
+    ["rows zod rejects (exit 2)", () => ["--runs-file", badRows]],
     ["a malformed runs file (exit 2)", () => ["--runs-file", path.join(REPO_ROOT, "package.json")]],
     ["a missing runs file (exit 3)", () => ["--runs-file", path.join(dir, "nope.jsonl")]],
   ];
