@@ -231,6 +231,35 @@ describe("rebench calibrate", () => {
     expect(main.stderr).toMatch(WARNING);
   });
 
+  test("passes deterministic solutions (both standard deviations 0) and says so in plain words", async () => {
+    const family = echoCopy(root, "test_echo_exact", (dir) => {
+      grader("steady.py")(dir);
+      const file = path.join(dir, "grader", "score.py");
+      const noisy = readFileSync(file, "utf8");
+      const exact = noisy.replace(" + random.gauss(0.0, 0.01)", "");
+      expect(exact).not.toBe(noisy);
+      writeFileSync(file, exact);
+    });
+    const db = path.join(root, "exact.db");
+    const { code, stdout } = await rebench(
+      "calibrate",
+      family.name,
+      "--variant",
+      "mini",
+      "--runs",
+      "2",
+      "--backend",
+      TEST_BACKEND,
+      "--db",
+      db,
+      "--progress",
+      "600",
+    );
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/start\s+2\s+1\s+0\s+1, 1\nreference\s+2\s+0\s+0\s+0, 0/);
+    expect(stdout).toMatch(/gap \|reference − start\| = 1 and both standard deviations are 0 \(needs a gap above 0\): PASS/);
+  });
+
   test("refuses fewer than 2 runs, an unknown variant and an unavailable one before anything runs", async () => {
     const db = path.join(root, "refused.db");
     const one = await rebench("calibrate", "test_echo", "--variant", "mini", "--runs", "1", "--db", db);
