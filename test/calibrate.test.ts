@@ -241,21 +241,8 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
       expect(exact).not.toBe(noisy);
       writeFileSync(file, exact);
     });
-    const db = path.join(root, "exact.db");
-    const { code, stdout } = await rebench(
-      "calibrate",
-      family.name,
-      "--variant",
-      "mini",
-      "--runs",
-      "2",
-      "--backend",
-      TEST_BACKEND,
-      "--db",
-      db,
-      "--progress",
-      "600",
-    );
+    const twoRunsEach = ["--variant", "mini", "--runs", "2", "--backend", TEST_BACKEND, "--db", path.join(root, "exact.db"), "--progress", "600"];
+    const { code, stdout } = await rebench("calibrate", family.name, ...twoRunsEach);
     expect(code).toBe(0);
     expect(stdout).toMatch(/start\s+2\s+1\s+0\s+1, 1\nreference\s+2\s+0\s+0\s+0, 0/);
     expect(stdout).toMatch(/gap \|reference − start\| = 1 and both standard deviations are 0 \(needs a gap above 0\): PASS/);
