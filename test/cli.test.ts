@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
+import { PAPER_ENVIRONMENTS } from "../src/core/index.js";
 import { SqliteRunStore } from "../src/store/index.js";
 import { sampleSpec } from "../src/store/store.contract.js";
 import { rebench, rebenchProcess } from "./helpers/cli.js";
@@ -17,15 +18,8 @@ describe("rebench environments", () => {
       variants: Record<string, { available: boolean; normalization: { start: number; reference: number } | null }>;
     }>;
     // The paper's seven in its order; an environment added beside them (docs/adding-an-environment.md) follows.
-    expect(list.map((e) => e.name).slice(0, 7)).toEqual([
-      "optimize_llm_foundry",
-      "optimize_kernel",
-      "fix_embedding",
-      "scaling_law",
-      "restricted_mlm",
-      "finetune_gpt2_qa",
-      "rust_codecontests",
-    ]);
+    expect(PAPER_ENVIRONMENTS).toHaveLength(7);
+    expect(list.map((e) => e.name).slice(0, 7)).toEqual([...PAPER_ENVIRONMENTS]);
     for (const [i, env] of list.entries()) {
       expect(Object.keys(env.variants)).toEqual(["mini", "gpu", "paper"]);
       if (i < 7) expect(env.variants.paper!.normalization).not.toBeNull();

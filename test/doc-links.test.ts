@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
@@ -7,13 +7,17 @@ import { tempDir } from "./helpers/tmp.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
-describe("the links of README.md and docs/", () => {
-  test("every relative link of README.md and docs/*.md names a file that exists, and an anchor a heading of it", () => {
+describe("the links of README.md, docs/ and the environments' READMEs", () => {
+  test("every relative link of README.md, docs/*.md and the environments' READMEs names a file that exists, and an anchor a heading of it", () => {
     const docs = readdirSync(path.join(ROOT, "docs"))
       .filter((name) => name.endsWith(".md"))
       .map((name) => path.join(ROOT, "docs", name));
+    const environments = readdirSync(path.join(ROOT, "environments"))
+      .map((name) => path.join(ROOT, "environments", name, "README.md"))
+      .filter((file) => existsSync(file));
     expect(docs.length).toBeGreaterThan(5);
-    expect([path.join(ROOT, "README.md"), ...docs].flatMap(brokenLinks)).toEqual([]);
+    expect(environments.length).toBeGreaterThan(3);
+    expect([path.join(ROOT, "README.md"), ...docs, ...environments].flatMap(brokenLinks)).toEqual([]);
   });
 
   test("a link to a missing file, and one to a missing heading, are found; code blocks and URLs are not links", () => {

@@ -303,10 +303,13 @@ function report(r: ReportInput): string {
 }
 
 function ruleText(v: CalibrationVerdict, direction: "min" | "max"): string {
+  // Deterministic solutions (both standard deviations 0) have no ratio to print: any gap above 0 is enough.
   const ratio =
-    v.gapOverStd === null ? "the standard deviations are 0" : `${formatNumber(v.gapOverStd, 2)} × the larger standard deviation ${formatNumber(v.largerStd)}`;
+    v.gapOverStd === null
+      ? ` and both standard deviations are 0 (needs a gap above 0)`
+      : ` = ${formatNumber(v.gapOverStd, 2)} × the larger standard deviation ${formatNumber(v.largerStd)} (needs ≥ ${CALIBRATION_GAP_FACTOR}×)`;
   const better = v.referenceBetter ? "" : `; the reference is not better than the start (${direction === "min" ? "lower" : "higher"} is better)`;
-  return `gap |reference − start| = ${formatNumber(v.gap)} = ${ratio} (needs ≥ ${CALIBRATION_GAP_FACTOR}×)${better}`;
+  return `gap |reference − start| = ${formatNumber(v.gap)}${ratio}${better}`;
 }
 
 function constantsLine(variant: Variant, start: ScoreStats, reference: ScoreStats): string {
