@@ -1,3 +1,5 @@
+import { existsSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { PAPER_ENVIRONMENTS, VARIANTS } from "../core/index.js";
 import { getEnvironment, getVariant, listEnvironments, requireImplementation } from "./registry.js";
@@ -14,6 +16,17 @@ describe("the environment registry", () => {
       // An environment added beside the paper's (docs/adding-an-environment.md) need not have a paper variant.
       if ((PAPER_ENVIRONMENTS as readonly string[]).includes(family.name)) expect(family.variants.paper.normalization?.source).toBe("paper");
     }
+  });
+
+  test("every folder of environments/ with a family.ts is listed: its one line in environments/index.ts registers it", () => {
+    const root = fileURLToPath(new URL("../../environments/", import.meta.url));
+    const folders = readdirSync(root).filter((name) => existsSync(`${root}${name}/family.ts`));
+    expect(folders.length).toBeGreaterThanOrEqual(7);
+    expect(
+      listEnvironments()
+        .map((f) => f.name)
+        .sort(),
+    ).toEqual(folders.sort());
   });
 
   test("paper variants carry the paper's start and reference raw scores", () => {
