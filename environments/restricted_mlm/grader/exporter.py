@@ -31,8 +31,10 @@ def encode(value, names):
         return [encode(v, names) for v in value]
     if value is None or isinstance(value, (bool, int, float)):
         return value
-    if isinstance(value, (torch.dtype, torch.device, torch.memory_format, torch.layout)):
-        return None if value in (torch.contiguous_format, torch.preserve_format) else {"unsupported": str(value)}
+    if isinstance(value, torch.memory_format):
+        return {"memory_format": str(value).removeprefix("torch.")}
+    if isinstance(value, (torch.dtype, torch.device, torch.layout)):
+        return {"unsupported": str(value)}
     return {"unsupported": f"{type(value).__name__}: {str(value)[:60]}"}
 
 
