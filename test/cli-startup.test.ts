@@ -31,7 +31,7 @@ describe("CLI start-up", () => {
     expect(loaded.some((url) => url.endsWith("/dist/src/cli/main.js"))).toBe(true);
     expect(loaded.filter((url) => /\/commands\/|better-sqlite3|\/environments\/|\/analysis\/|zod/.test(url))).toEqual([]);
     const report = modules("report", "--help");
-    expect(report).toMatch(/\/commands\/report\.js/);
+    expect(report).toMatch(/\/cli\/report-bundle\/report\.js/); // the bundle of report's modules (test/report-bundle.test.ts)
     expect(report).not.toMatch(/\/commands\/human\.js/);
   });
 

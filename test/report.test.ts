@@ -37,7 +37,7 @@ describe("rebench report and runs export over the run store", () => {
       if (converted.kind === "run") expected.push({ ...converted.run, curve: undefined });
     }
     await store.close();
-    const imported = parseMetrRuns(readFileSync(exported, "utf8"));
+    const imported = await parseMetrRuns(readFileSync(exported, "utf8"));
     expect(imported.runs).toEqual(expected);
     expect(imported.runs.filter((r) => r.participant === "human")).toHaveLength(3);
     // Spot-check the normalization: kernel best 1.1 of start 2 → reference 1 is 0.9; the all-invalid run is 0.

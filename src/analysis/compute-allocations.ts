@@ -10,7 +10,7 @@ import type { AnalysisRun } from "./analysis-run.js";
 import { bootstrapScoreAtK } from "./bootstrap-score-at-k.js";
 import { environmentOrder } from "./environment-order.js";
 import type { Budget } from "./parse-budgets.js";
-import { quantile } from "./quantile.js";
+import { quantileOfUnsorted } from "./quantile.js";
 import { scoreAtK } from "./score-at-k.js";
 import { seededRandom } from "./seeded-random.js";
 import { suiteMean } from "./suite-mean.js";
@@ -143,7 +143,6 @@ function interval(draws: readonly Float64Array[], replicates: number, confidence
   const suite = new Float64Array(replicates);
   for (const d of draws) for (let r = 0; r < replicates; r++) suite[r]! += d[r]!;
   for (let r = 0; r < replicates; r++) suite[r]! /= draws.length;
-  suite.sort();
   const tail = (1 - confidence) / 2;
-  return [quantile(suite, tail), quantile(suite, 1 - tail)];
+  return [quantileOfUnsorted(suite, tail), quantileOfUnsorted(suite, 1 - tail)];
 }

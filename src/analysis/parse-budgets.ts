@@ -3,7 +3,7 @@
  * Total time budgets as people write them (`2h,8h,32h`, `30m`, `1.5d`, `5400s`): parsed once, sorted
  * ascending, each keeping the label the user wrote for tables and file names.
  */
-import { InvalidInputError } from "../core/index.js";
+import { InvalidInputError } from "../core/errors.js";
 
 export interface Budget {
   /** As written, e.g. `8h`. */

@@ -19,6 +19,7 @@ export * from "./installation-key.js";
 export * from "./machine.js";
 export * from "./manifest.js";
 export * from "./normalize.js";
+export * from "./paper-environments.js";
 export * from "./parse.js";
 export * from "./probe-machine.js";
 export * from "./registry.js";

@@ -13,7 +13,10 @@ import { family as scalingLaw } from "../../environments/scaling_law/family.js";
 import { NotFoundError, Registry, type TaskId, UnavailableError, VARIANTS, type Variant } from "../core/index.js";
 import type { EnvironmentFamily, VariantDefinition, VariantImplementation } from "./contract.js";
 
-/** The environments by name: the seven, in the paper's order, then extras (found by name, never listed). */
+/**
+ * The environments by name: the seven in the paper's order, then any added beside them (listed too;
+ * docs/adding-an-environment.md), then extras registered by `registerExtraEnvironment` (found by name, never listed).
+ */
 const environments = new Registry<EnvironmentFamily>("environment");
 for (const family of [optimizeLlmFoundry, optimizeKernel, fixEmbedding, scalingLaw, restrictedMlm, finetuneGpt2Qa, rustCodecontests]) {
   environments.register(family);
@@ -21,7 +24,7 @@ for (const family of [optimizeLlmFoundry, optimizeKernel, fixEmbedding, scalingL
 
 /**
  * Register an extra family (a test environment, a plugin). `getEnvironment` finds it by name; `listEnvironments`
- * keeps listing only the seven. Registering the same family again is a no-op; another family under a taken
+ * keeps listing only the families of the list above. Registering the same family again is a no-op; another family under a taken
  * name is a conflict (src/core/registry.ts).
  */
 export function registerExtraEnvironment(family: EnvironmentFamily): void {

@@ -32,9 +32,9 @@ import { executorOptions, executorSettings } from "../executor-options.js";
 import { formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
 import { positiveInteger, positiveNumber } from "../number-options.js";
+import { dbOption, withStore } from "../store-option.js";
 import { formatTable } from "../table.js";
 import { runsTable } from "./run.js";
-import { dbOption, withStore } from "./runs.js";
 
 /** Working-time limit of each calibration run. */
 const CALIBRATION_TIME_LIMIT_SECONDS = 2 * 3600;

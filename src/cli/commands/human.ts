@@ -21,7 +21,7 @@ import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { parseDuration } from "../duration.js";
 import { formatDuration, formatNumber } from "../format.js";
 import type { Io } from "../io.js";
-import { dbOption, withStore } from "./runs.js";
+import { dbOption, withStore } from "../store-option.js";
 
 interface HumanOptions {
   variant: string;

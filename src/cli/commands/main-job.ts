@@ -24,10 +24,10 @@ import { parseDuration } from "../duration.js";
 import { executorOptions, executorSettings } from "../executor-options.js";
 import type { Io } from "../io.js";
 import { positiveInteger, positiveNumber } from "../number-options.js";
+import { withStore } from "../store-option.js";
 import { formatTable } from "../table.js";
 import { runReport } from "./report.js";
 import { RunsFailedError, runsTable } from "./run.js";
-import { withStore } from "./runs.js";
 
 interface MainOptions {
   db?: string;

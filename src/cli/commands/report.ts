@@ -10,12 +10,12 @@ import type { Command } from "commander";
 import { buildReport, type Report } from "../../analysis/build-report.js";
 import { parseBudgets } from "../../analysis/parse-budgets.js";
 import { reportTables } from "../../analysis/render/report-tables.js";
-import { InvalidInputError } from "../../core/index.js";
+import { InvalidInputError } from "../../core/errors.js";
 import { type LoadedRuns, loadRunsFile, loadStoreRuns, mixedVariantNotes } from "../analysis-input.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { type Io, printJson } from "../io.js";
+import { dbOption, withStore } from "../store-option.js";
 import { formatTable } from "../table.js";
-import { dbOption, withStore } from "./runs.js";
 
 export interface ReportOptions {
   runsFile?: string;

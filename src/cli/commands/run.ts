@@ -30,8 +30,8 @@ import { executorOptions, executorSettings } from "../executor-options.js";
 import { formatDuration, formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
 import { positiveInteger, positiveNumber } from "../number-options.js";
+import { dbOption, withStore } from "../store-option.js";
 import { formatTable } from "../table.js";
-import { dbOption, withStore } from "./runs.js";
 
 /** Exit code 1: the command ran, and some of its runs failed. */
 export class RunsFailedError extends RebenchError {

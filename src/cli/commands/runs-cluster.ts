@@ -12,8 +12,8 @@ import { openStore, type RunStore } from "../../store/index.js";
 import { registerBuiltins } from "../builtins.js";
 import { formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
+import { dbOption, withStore } from "../store-option.js";
 import { RunsFailedError } from "./run.js";
-import { dbOption, withStore } from "./runs.js";
 
 /** `store`, refusing writes once `stopped()` says so (reads go on). */
 function writesUntil(store: RunStore, stopped: () => boolean): RunStore {

@@ -18,30 +18,12 @@ import {
   type ScoreLogEntry,
   Variant,
 } from "../../core/index.js";
-import { openStore, type RunStore } from "../../store/index.js";
 import { storedAnalysisRuns } from "../analysis-input.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { formatCost, formatDuration, formatNumber, formatTokenKinds } from "../format.js";
 import { type Io, printJson } from "../io.js";
+import { dbOption, withStore } from "../store-option.js";
 import { formatTable } from "../table.js";
-
-/** Add `--db PATH` to a command. */
-export function dbOption(command: Command): Command {
-  return command.option(
-    "--db <path>",
-    "run store: a SQLite file or postgres://USER@HOST/DB; default $REBENCH_DB, else $REBENCH_HOME/rebench.db (~/.rebench/rebench.db)",
-  );
-}
-
-/** Open the store, run `fn`, close the store. */
-export async function withStore<T>(db: string | undefined, fn: (store: RunStore) => Promise<T>): Promise<T> {
-  const store = await openStore(db);
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
-}
 
 /**
  * The Slurm state of the runs' jobs (runs of the Slurm executor), by job id; `?` for each where Slurm's

@@ -11,7 +11,7 @@ import { registerBuiltins } from "../builtins.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { formatDuration, formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
-import { withStore } from "./runs.js";
+import { withStore } from "../store-option.js";
 
 /** One line for a score the participant may see (the value, or why there is none), and rebench's notice on its own line. */
 export function formatScoreLine(view: ScoreView): string {

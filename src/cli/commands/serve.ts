@@ -11,7 +11,7 @@ import { exportBundle } from "../../web/export-bundle.js";
 import { isLoopback, startViewer } from "../../web/viewer-server.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import type { Io } from "../io.js";
-import { dbOption } from "./runs.js";
+import { dbOption } from "../store-option.js";
 
 interface ServeOptions {
   db?: string;

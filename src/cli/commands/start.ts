@@ -8,7 +8,7 @@ import { registerBuiltins } from "../builtins.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { formatDuration } from "../format.js";
 import { type Io, printJson } from "../io.js";
-import { dbOption, withStore } from "./runs.js";
+import { dbOption, withStore } from "../store-option.js";
 import { formatScoreLine } from "./score.js";
 
 export function registerStart(program: Command, io: Io): void {
