@@ -281,7 +281,10 @@ def load(folder: Path, max_bytes: int) -> Graph:
             raise Refused(f"the export did not write {name} (or wrote something that is not a regular file)")
         if path.stat().st_size > max_bytes:
             raise Refused(f"{name} is larger than {max_bytes >> 20} MiB")
-        blobs[name] = path.read_bytes()
+        try:
+            blobs[name] = path.read_bytes()
+        except OSError as error:
+            raise Refused(f"the grader cannot read the exported {name} ({error.strerror}): the export must leave it readable (mode 0644)") from None
     weights = read_safetensors(blobs["weights.safetensors"])
     try:
         text = blobs["graph.json"].decode("utf-8")
