@@ -7,7 +7,9 @@ It reads a job from stdin (``{"workspace", "out", "batch_size", "seq_len", "voca
 
 - ``graph.json``: the graph's inputs (each a weight's key, or the token indices) and its nodes, each an
   operation's name and its arguments (node references and plain numbers);
-- ``weights.safetensors``: every parameter, buffer and constant tensor of the exported program.
+- ``weights.safetensors``: every parameter, buffer and constant tensor of the exported program;
+
+both made readable to the grader (mode 0644: files the agent user writes are the agent's).
 
 Nothing here is trusted: this runs in the agent's process, so the agent may replace any of it, or write
 the two files by hand. The grader (``graph.py``) reads both as data, checks every operation against the
@@ -31,8 +33,10 @@ def encode(value, names):
         return [encode(v, names) for v in value]
     if value is None or isinstance(value, (bool, int, float)):
         return value
-    if isinstance(value, (torch.dtype, torch.device, torch.memory_format, torch.layout)):
-        return None if value in (torch.contiguous_format, torch.preserve_format) else {"unsupported": str(value)}
+    if isinstance(value, torch.memory_format):
+        return {"memory_format": str(value).removeprefix("torch.")}
+    if isinstance(value, (torch.dtype, torch.device, torch.layout)):
+        return {"unsupported": str(value)}
     return {"unsupported": f"{type(value).__name__}: {str(value)[:60]}"}
 
 
@@ -82,6 +86,8 @@ def export(job):
     save_file(weights, os.path.join(out, "weights.safetensors"))
     with open(os.path.join(out, "graph.json"), "w") as f:
         json.dump({"format": "rebench-restricted-mlm-graph/1", "inputs": inputs, "nodes": nodes, "output": output}, f)
+    for name in ("graph.json", "weights.safetensors"):
+        os.chmod(os.path.join(out, name), 0o644)  # the agent's umask may leave them unreadable to the grader
 
 
 if __name__ == "__main__":

@@ -6,8 +6,8 @@ operation's name and its arguments, which are references to earlier nodes or pla
 ``weights.safetensors`` (every parameter, buffer and constant tensor). Nothing in them is code: this module
 parses the JSON and the safetensors layout itself (no pickle, no ``torch.load``, no import of anything the
 agent wrote), refuses any operation that is not in ``ALLOWED`` with its name, refuses arguments of any other
-type than node references, integers, finite floats, booleans and ``None`` (so no dtype, device, string or
-callable reaches an operation), checks the shapes on the ``meta`` device before allocating anything, and then
+type than node references, integers, finite floats, booleans, ``None`` and a memory-format name (so no dtype,
+device, string or callable reaches an operation), checks the shapes on the ``meta`` device before allocating anything, and then
 runs the very same checked node list with its own table of operations (``OPS``: the grader's own
 ``torch.ops.aten`` callables, looked up by name in this module, never from the file).
 
@@ -90,8 +90,10 @@ ALLOWED = frozenset(OPS)
 SEQUENCE_OPS = frozenset({"aten.split.Tensor", "aten.split_with_sizes.default", "aten.chunk.default"})
 """Operations that make a list of tensors (the others make one tensor)."""
 KWARGS = frozenset({"alpha", "beta", "keepdim", "dim", "dtype", "memory_format", "padding_idx", "scale_grad_by_freq", "sparse"})
-"""Keyword arguments an operation may get; ``dtype`` and ``memory_format`` only as ``None``."""
-NONE_ONLY = frozenset({"dtype", "memory_format"})
+"""Keyword arguments an operation may get; ``dtype`` only as ``None``, ``memory_format`` as one of MEMORY_FORMATS."""
+NONE_ONLY = frozenset({"dtype"})
+MEMORY_FORMATS = {"contiguous_format": torch.contiguous_format, "preserve_format": torch.preserve_format}
+"""``{"memory_format": NAME}`` in a graph: the layout of a clone's result (values are the same either way)."""
 TENSOR_DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16, "I64": torch.int64}
 VALUE_DTYPES = frozenset({torch.float32, torch.float16, torch.bfloat16, torch.int64})
 MAX_NODES = 20_000
@@ -172,6 +174,8 @@ def _literal(value: Any, where: str, names: set[str]) -> Any:
         if not math.isfinite(value):
             raise Refused(f"{where}: a non-finite number")
         return value
+    if isinstance(value, dict) and set(value) == {"memory_format"} and value["memory_format"] in MEMORY_FORMATS:
+        return MEMORY_FORMATS[value["memory_format"]]
     if isinstance(value, dict):
         if set(value) != {"node"} or not isinstance(value["node"], str):
             raise Refused(f"{where}: an argument that is neither a number nor a node reference ({json.dumps(value)[:80]})")
@@ -277,7 +281,10 @@ def load(folder: Path, max_bytes: int) -> Graph:
             raise Refused(f"the export did not write {name} (or wrote something that is not a regular file)")
         if path.stat().st_size > max_bytes:
             raise Refused(f"{name} is larger than {max_bytes >> 20} MiB")
-        blobs[name] = path.read_bytes()
+        try:
+            blobs[name] = path.read_bytes()
+        except OSError as error:
+            raise Refused(f"the grader cannot read the exported {name} ({error.strerror}): the export must leave it readable (mode 0644)") from None
     weights = read_safetensors(blobs["weights.safetensors"])
     try:
         text = blobs["graph.json"].decode("utf-8")

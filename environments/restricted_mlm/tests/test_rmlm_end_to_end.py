@@ -35,3 +35,20 @@ def test_starting_model_is_scored_by_the_grader(sandbox: Sandbox) -> None:
     hidden = sandbox.score("hidden_score")
     assert hidden["outcome"]["kind"] == "scored" and "loss" not in hidden["message"]
     assert hidden["details"]["mask_seed"] != result["details"]["mask_seed"]
+
+
+def test_export_leaves_its_files_readable_to_the_grader_under_the_agents_umask(sandbox: Sandbox, tmp_path) -> None:
+    """The agent user writes the files; with a umask of 077 the grader (another user) could not read them."""
+    import os
+    import subprocess
+    import sys
+
+    from rmlm_helpers import GRADER_DIR
+
+    out = tmp_path / "out"
+    out.mkdir()
+    job = {"workspace": str(sandbox.workspace), "out": str(out), "batch_size": 2, "seq_len": sandbox.grading["seq_len"], "vocab_size": sandbox.grading["vocab_size"]}
+    done = subprocess.run([sys.executable, "-c", (GRADER_DIR / "exporter.py").read_text()], input=json.dumps(job), text=True, capture_output=True,
+                          preexec_fn=lambda: os.umask(0o077), timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert {p.name: p.stat().st_mode & 0o777 for p in out.iterdir()} == {"graph.json": 0o644, "weights.safetensors": 0o644}

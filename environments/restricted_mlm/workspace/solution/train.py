@@ -4,7 +4,7 @@ As the original's ``train.py``: random windows of ``../data/train.bin``, 15% of 
 mask id (the last vocabulary id), cross-entropy on the masked positions only, AdamW. The loss function and
 the masking here are training code, not the forward pass: they may use anything.
 
-    python3 solution/train.py [--steps 500] [--batch-size 16] [--lr 1e-3]
+    python3 solution/train.py [--steps 500] [--batch-size 16] [--lr 1e-3] [--device cuda|cpu]
 
 Canary 16ff82f0-58a9-4f41-9f1d-e58252fd5f1f: rebench environment file; keep out of training data.
 """
@@ -42,6 +42,7 @@ def main():
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -51,11 +52,11 @@ def main():
     generator = torch.Generator().manual_seed(args.seed)
     tokens = np.memmap(os.path.join(DATA, "train.bin"), dtype=np.uint16, mode="r")
     held_out = np.memmap(os.path.join(DATA, "val.bin"), dtype=np.uint16, mode="r")
-    model = build_model()
+    model = build_model().to(args.device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
     started = time.time()
     for step in range(1, args.steps + 1):
-        x, y, mask = batch_of(tokens, args.batch_size, seq_len, mask_id, generator)
+        x, y, mask = (t.to(args.device) for t in batch_of(tokens, args.batch_size, seq_len, mask_id, generator))
         loss = masked_loss(model(x), y, mask)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -65,9 +66,10 @@ def main():
     model.eval()
     with torch.no_grad():
         eval_gen = torch.Generator().manual_seed(1)
-        losses = [masked_loss(model(x), y, m).item() for x, y, m in (batch_of(held_out, 8, seq_len, mask_id, eval_gen) for _ in range(20))]
+        batches = (batch_of(held_out, 8, seq_len, mask_id, eval_gen) for _ in range(20))
+        losses = [masked_loss(model(x.to(args.device)), y.to(args.device), m.to(args.device)).item() for x, y, m in batches]
     print(f"held-out masked loss {sum(losses) / len(losses):.4f}", flush=True)
-    torch.save(model.state_dict(), os.path.join(HERE, "basic_model.pt"))
+    torch.save({k: v.cpu() for k, v in model.state_dict().items()}, os.path.join(HERE, "basic_model.pt"))
 
 
 if __name__ == "__main__":
