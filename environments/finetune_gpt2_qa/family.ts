@@ -24,7 +24,7 @@ export const PROFILES: Readonly<Record<string, VariantText & { assets: readonly 
     budget: 20000,
     maxNewTokens: 32,
     hardware: "The machine has 2 CPU cores and no GPU.",
-    assets: ["mini-large", "mini-small", "tokenizer-bpe4k", "corpus"],
+    assets: ["mini-large", "mini-small", "tokenizer-bpe4k", "corpus-keyed"],
   },
   gpu: {
     policy: "a pretrained GPT (GPT-2-small shape, 124M parameters, GPT-2 BPE, context 1024)",
@@ -34,7 +34,7 @@ export const PROFILES: Readonly<Record<string, VariantText & { assets: readonly 
     budget: 100000,
     maxNewTokens: 60,
     hardware: "The machine has one H200 GPU.",
-    assets: ["gpu-large", "gpu-small", "tokenizer-gpt2", "corpus"],
+    assets: ["gpu-large", "gpu-small", "tokenizer-gpt2", "corpus-keyed"],
   },
   tiny: {
     policy: "a tiny GPT (tests)",
