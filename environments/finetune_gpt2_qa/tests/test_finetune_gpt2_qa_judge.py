@@ -95,3 +95,22 @@ def test_generated_tasks_are_checkable_and_keyed_by_the_seed(tmp_path: Path) -> 
         assert tasks.correctness(t, t.answer) == 1.0, t
     tasks.write_tasks(a, tmp_path / "t.jsonl")
     assert list(tasks.read_tasks(tmp_path / "t.jsonl")) == a
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"temperature": -1}, {"temperature": float("nan")}, {"temperature": True}, {"top_k": 0}, {"top_p": 1.5}, {"max_new_tokens": 61},
+     {"min_new_tokens": 5, "max_new_tokens": 4}, {"answers": ["95"]}],
+)  # fmt: skip
+def test_generation_settings_outside_their_bounds_are_refused(bad: dict) -> None:
+    from rebench_env.chat import GenerationSettings
+
+    with pytest.raises(ValueError):
+        GenerationSettings.parse(bad)
+
+
+def test_generation_settings_within_bounds_are_kept() -> None:
+    from rebench_env.chat import GenerationSettings
+
+    assert GenerationSettings.parse({"temperature": 0.7, "top_k": 8, "max_new_tokens": 16}).to_json() == {
+        "temperature": 0.7, "top_k": 8, "top_p": None, "max_new_tokens": 16, "min_new_tokens": 1}  # fmt: skip
