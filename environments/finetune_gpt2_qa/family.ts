@@ -81,7 +81,7 @@ export function defineFinetuneGpt2Qa(options: FinetuneGpt2QaOptions = {}) {
       "Fine-tune a small GPT into a chat model without ground-truth answers, judged pairwise against two hidden reference models. Raw score: mean win rate; higher is better.",
     canary: "dcc63ee1-bf38-4ac8-8730-70e6939b4951",
     scoring: { direction: "max", aggregation: "max", logsStartingScore: true },
-    timeouts: { scoreSeconds: 600, startSeconds: 1800 },
+    timeouts: { scoreSeconds: 600, startSeconds: 3600 }, // the set-up trains the supervised reference and runs the starting solution
     moduleUrl: options.moduleUrl ?? import.meta.url,
     variants: {
       mini: {
