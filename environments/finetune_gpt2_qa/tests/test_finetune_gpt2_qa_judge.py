@@ -114,3 +114,17 @@ def test_generation_settings_within_bounds_are_kept() -> None:
 
     assert GenerationSettings.parse({"temperature": 0.7, "top_k": 8, "max_new_tokens": 16}).to_json() == {
         "temperature": 0.7, "top_k": 8, "top_p": None, "max_new_tokens": 16, "min_new_tokens": 1}  # fmt: skip
+
+
+class DocsLM:
+    """A reference LM that finds Python-documentation fragments very likely (what the shortened reference exploited)."""
+
+    def __call__(self, prompt: str, response: str) -> float:
+        return -2.0 if ":func:" in response else -6.5
+
+
+def test_fluent_off_topic_text_gets_no_fluency_credit() -> None:
+    j = judge.Judge(DocsLM(), {t.prompt: t for t in ALL}, noise=0.0, rng=random.Random(0))
+    assert j.parts(DEFINE.prompt, ".. _m. The :func:`Py_")["fluency"] == 0.0
+    assert j.parts(DEFINE.prompt, "The deep layer of skin")["fluency"] > 0.0
+    assert j.total(DEFINE.prompt, "The deep layer of skin") > j.total(DEFINE.prompt, ".. _m. The :func:`Py_")
