@@ -24,7 +24,7 @@ export const PROFILES: Readonly<Record<string, VariantText & { assets: readonly 
     budget: 20000,
     maxNewTokens: 32,
     hardware: "The machine has 2 CPU cores and no GPU.",
-    assets: ["mini-large", "mini-small", "tokenizer-bpe4k", "corpus"],
+    assets: ["mini-large", "mini-small", "tokenizer-bpe4k", "corpus-keyed"],
   },
   gpu: {
     policy: "a pretrained GPT (GPT-2-small shape, 124M parameters, GPT-2 BPE, context 1024)",
@@ -34,7 +34,7 @@ export const PROFILES: Readonly<Record<string, VariantText & { assets: readonly 
     budget: 100000,
     maxNewTokens: 60,
     hardware: "The machine has one H200 GPU.",
-    assets: ["gpu-large", "gpu-small", "tokenizer-gpt2", "corpus"],
+    assets: ["gpu-large", "gpu-small", "tokenizer-gpt2", "corpus-keyed"],
   },
   tiny: {
     policy: "a tiny GPT (tests)",
@@ -81,7 +81,7 @@ export function defineFinetuneGpt2Qa(options: FinetuneGpt2QaOptions = {}) {
       "Fine-tune a small GPT into a chat model without ground-truth answers, judged pairwise against two hidden reference models. Raw score: mean win rate; higher is better.",
     canary: "dcc63ee1-bf38-4ac8-8730-70e6939b4951",
     scoring: { direction: "max", aggregation: "max", logsStartingScore: true },
-    timeouts: { scoreSeconds: 600, startSeconds: 1800 },
+    timeouts: { scoreSeconds: 600, startSeconds: 3600 }, // the set-up trains the supervised reference and runs the starting solution
     moduleUrl: options.moduleUrl ?? import.meta.url,
     variants: {
       mini: {

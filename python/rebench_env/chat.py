@@ -178,6 +178,6 @@ def sft(
         optimizer.step()
         losses.append(loss.item())
         if log is not None and (step % 20 == 0 or step == steps - 1):
-            log(f"sft step {step}: loss {float(loss):.3f}")
+            log(f"sft step {step}: loss {losses[-1]:.3f}")
     model.eval()
     return losses

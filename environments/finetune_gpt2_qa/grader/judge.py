@@ -7,7 +7,7 @@ Each response gets a total from five parts, then the pair is compared with noise
 |---|---|---|
 | correctness | 4 | ``tasks.correctness``: the first answer-shaped thing is right (F1 for glosses and verses); 0 for a prompt the judge does not know |
 | relevance | 1 | content words shared with the instruction or its answer, up to 2 (1.0), minus echo |
-| fluency | 1 | mean log-probability of the response's tokens under a reference LM (``mini-small``, not the policy), mapped [-7, -3] -> [0, 1] |
+| fluency | 1 | mean log-probability of the response's tokens under a reference LM (``mini-small``, not the policy), mapped [-7, -3] -> [0, 1]; 0 for a response off the topic (not correct, no content word of the instruction or answer) |
 | repetition | -2 | the share of repeated words and word bigrams |
 | length | -1 | how far outside the task's length band the word count is (relative), capped at 2; an empty response loses |
 | echo | -2 | the share of the response's word trigrams copied from the prompt |
@@ -109,9 +109,11 @@ class Judge:
         e = echo(ws, prompt_words)
         target = set(content(task.instruction + " " + task.answer)) if task else set(content(prompt))
         shared = len(set(content(text)) & target)
-        lp = self.fluency(prompt, text) if text else -20.0
+        correct = correctness(task, text) if task else 0.0
+        on_topic = correct > 0 or shared > 0  # fluency counts only for a response about the instruction
+        lp = self.fluency(prompt, text) if text and on_topic else -20.0
         return {
-            "correctness": correctness(task, text) if task else 0.0,
+            "correctness": correct,
             "relevance": max(0.0, min(1.0, shared / 2) - e),
             "fluency": max(0.0, min(1.0, (lp + 7) / 4)),
             "repetition": repetition(ws),

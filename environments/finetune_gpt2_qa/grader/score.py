@@ -94,7 +94,7 @@ def agent_settings(workspace: Path, limit: int) -> GenerationSettings:
         out = outer / "out"
         out.mkdir()
         out.chmod(0o1777)
-        result = run_as_agent(["python3", "-c", SETTINGS_PROGRAM, "/run/gpt2qa-out/settings.json"], timeout_s=120, cwd=str(workspace),
+        result = run_as_agent([sys.executable, "-c", SETTINGS_PROGRAM, "/run/gpt2qa-out/settings.json"], timeout_s=120, cwd=str(workspace),
                               jail=Jail(writable=[(str(out), "/run/gpt2qa-out")]))  # fmt: skip
         if not result.ok:
             raise Refused(f"model.generation_settings() failed: {result.error or result.stderr_tail[-800:]}")

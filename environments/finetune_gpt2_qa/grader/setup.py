@@ -55,9 +55,9 @@ def log(line: str) -> None:
 def make_tasks(profile: Profile, protected: Path, assets: Path, state: Path) -> tuple[list[taskgen.Task], list[taskgen.Task]]:
     table = taskgen.elements()
     visible = taskgen.generate(profile.visible, environment_seed("prompts/visible", protected), taskgen.read_sources(assets / profile.corpus, "train"), table, "v")
+    # Definitions, words and verses of the hidden split; an arithmetic or element question may also be a visible
+    # one (there are few of them): it comes without its answer there too.
     hidden = taskgen.generate(profile.hidden, environment_seed("prompts/hidden", protected), taskgen.read_sources(assets / profile.corpus, "test"), table, "h")
-    seen = {t.instruction for t in visible}
-    hidden = [t for t in hidden if t.instruction not in seen]  # an arithmetic question may be drawn in both
     taskgen.write_tasks(visible, state / "visible_tasks.jsonl")
     taskgen.write_tasks(hidden, state / "hidden_tasks.jsonl")
     return visible, hidden

@@ -224,9 +224,10 @@ def generate(n: int, seed: int, sources: dict[str, list[Any]], table: list[dict[
         instruction, answer, lo, hi = makers[kind]()
         if instruction in seen:
             misses[kind] += 1
-            if misses[kind] > 200:  # this kind has no new instruction left: the others fill the set
+            if misses[kind] > 200:  # 200 repeats in a row: this kind has no new instruction left, the others fill the set
                 kinds.remove(kind)
             continue
+        misses[kind] = 0
         seen.add(instruction)
         out.append(Task(f"{prefix}{len(out):06d}", kind, instruction, answer, lo, hi))
     return out
