@@ -71,6 +71,8 @@ export interface FinetuneGpt2QaOptions {
   /** The profile of the mini variant (default `mini`; the tests use `tiny`). */
   miniProfile?: string;
   miniNormalization?: NormalizationConstants;
+  /** Set: mini and gpu are declared but not offered, with this reason (the registered family, until they are verified). */
+  unavailableReason?: string;
 }
 
 export function defineFinetuneGpt2Qa(options: FinetuneGpt2QaOptions = {}) {
@@ -87,13 +89,15 @@ export function defineFinetuneGpt2Qa(options: FinetuneGpt2QaOptions = {}) {
       mini: {
         scale: "2-core CPU: a 2.6M-parameter pretrained GPT, generated instructions with checkable intent, a local rubric judge",
         resources: MINI_RESOURCES,
-        implementation: implementation("mini", options.miniProfile ?? "mini"),
+        ...(options.unavailableReason
+          ? { unavailableReason: options.unavailableReason }
+          : { implementation: implementation("mini", options.miniProfile ?? "mini") }),
         ...(options.miniNormalization ? { normalization: options.miniNormalization } : {}),
       },
       gpu: {
         scale: "one H200: a 124M-parameter GPT, the same judge design (or an OpenAI-compatible judge endpoint)",
         resources: GPU_RESOURCES,
-        implementation: implementation("gpu", "gpu"),
+        ...(options.unavailableReason ? { unavailableReason: options.unavailableReason } : { implementation: implementation("gpu", "gpu") }),
       },
       paper: {
         scale: "2x H100: gpt2-xl, Alpaca, a Llama-3-8B-Instruct judge through an OpenAI-compatible endpoint",
@@ -109,4 +113,12 @@ export function defineFinetuneGpt2Qa(options: FinetuneGpt2QaOptions = {}) {
   });
 }
 
-export const family = defineFinetuneGpt2Qa();
+/**
+ * The registered family. Its mini and gpu code exist and run end to end outside the sandbox (the tests run a
+ * tiny profile in it), but no sandboxed mini run has finished yet (set-up took 30 minutes on the loaded
+ * development VM) and neither is calibrated: they are not offered until they are (environments/finetune_gpt2_qa/README.md).
+ */
+export const family = defineFinetuneGpt2Qa({
+  unavailableReason:
+    "finetune_gpt2_qa/mini and /gpu are built but not yet verified in the sandbox nor calibrated (see environments/finetune_gpt2_qa/README.md, 'Status')",
+});
