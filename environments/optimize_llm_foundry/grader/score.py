@@ -104,6 +104,8 @@ def score(workspace: Path, protected: Path, hidden: bool) -> tuple[dict[str, Any
             why = result.error or (f"exit {result.returncode}" if result.returncode is not None else f"signal {result.signal}")
             return outcome_invalid(f"finetune.sh failed ({why}): {tail(result.stderr_tail, 800)}"), {"finetune_failed": True}, details
         seconds = result.duration_s
+        # Untimed: the agent's files may be private to it (its umask); let the grader read the output.
+        run_as_agent(["chmod", "-R", "a+rX", "--", str(solution / "trained_model")], timeout_s=60, cwd=str(workspace), jail=jail)
         try:
             weights = read_output(solution, int(grading["max_output_mb"]) * 2**20)
             diff = compare(weights, reference)
