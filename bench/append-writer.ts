@@ -6,8 +6,8 @@
  *   tsx bench/append-writer.ts DB N OUT READY GO [RUN_ID]
  */
 import { existsSync, writeFileSync } from "node:fs";
-import { sampleSpec } from "../src/store/store.contract.js";
 import { openStore } from "../src/store/index.js";
+import { sampleSpec } from "../src/store/store.contract.js";
 
 const [db, count, out, ready, go, shared] = process.argv.slice(2);
 if (!db || !count || !out || !ready || !go) {

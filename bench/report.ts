@@ -42,7 +42,10 @@ interface Timing {
 function timeAll(commands: readonly [string, string, readonly string[]][]): [string, Timing][] {
   for (const [, command, args] of commands) run(command, args); // warm the file cache
   const samples = commands.map((): { seconds: number; cpu: number }[] => []);
-  for (let i = 0; i < REPEATS; i++) commands.forEach(([, command, args], c) => samples[c]!.push(run(command, args)));
+  for (let i = 0; i < REPEATS; i++)
+    commands.forEach(([, command, args], c) => {
+      samples[c]!.push(run(command, args));
+    });
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   return commands.map(([name], c) => {
     const wall = samples[c]!.map((s) => s.seconds);
@@ -85,7 +88,9 @@ try {
   const participants = new Set(ours.rows.map((r) => r.participant)).size;
   const numpyVersion = run(PYTHON, ["-c", "import numpy, sys; print(numpy.__version__, sys.version.split()[0])"], "pipe").output.trim().split(" ");
   console.log(`\nrebench report benchmark: ${rows} METR-format rows, ${participants} participants, budgets 2h,8h,32h, 1,000 bootstrap replicates`);
-  console.log(`machine: ${os.cpus()[0]?.model ?? "unknown CPU"}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB; node ${process.version}, numpy ${numpyVersion[0]} (python ${numpyVersion[1]})\n`);
+  console.log(
+    `machine: ${os.cpus()[0]?.model ?? "unknown CPU"}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB; node ${process.version}, numpy ${numpyVersion[0]} (python ${numpyVersion[1]})\n`,
+  );
   console.log("| pipeline | wall, median (s) | wall, best (s) | CPU user+sys, median (s) |");
   console.log("|---|---:|---:|---:|");
   for (const [name, t] of results) console.log(`| ${name} | ${t.median.toFixed(3)} | ${t.best.toFixed(3)} | ${Number.isNaN(t.cpu) ? "-" : t.cpu.toFixed(2)} |`);

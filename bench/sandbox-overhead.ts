@@ -15,7 +15,7 @@ import { formatTable } from "../src/cli/table.js";
 import { ContainerBackend } from "../src/sandbox/container/container-backend.js";
 import type { ContainerSandbox } from "../src/sandbox/container/container-sandbox.js";
 import { runInContainer } from "../src/sandbox/container/container-setup.js";
-import { findEngine, startPodmanService, type PodmanService } from "../src/sandbox/container/engine.js";
+import { findEngine, type PodmanService, startPodmanService } from "../src/sandbox/container/engine.js";
 import { LocalBackend } from "../src/sandbox/local/local-backend.js";
 import type { Sandbox } from "../src/sandbox/sandbox.js";
 import { commandWorks } from "../src/sandbox/which.js";
@@ -56,10 +56,15 @@ function run(command: string, args: string[]): Promise<void> {
 }
 
 async function execRow(label: string, count: number, sandbox: Sandbox, note: string): Promise<Row> {
-  return measure(label, count, async () => {
-    const result = await sandbox.exec("true");
-    if (result.exitCode !== 0) throw new Error(`${label}: exit ${result.exitCode}: ${result.stderr}`);
-  }, note);
+  return measure(
+    label,
+    count,
+    async () => {
+      const result = await sandbox.exec("true");
+      if (result.exitCode !== 0) throw new Error(`${label}: exit ${result.exitCode}: ${result.stderr}`);
+    },
+    note,
+  );
 }
 
 const rows: Row[] = [];
@@ -96,7 +101,14 @@ try {
     try {
       rows.push(await execRow("container exec (agent)", containerN, sandbox, "through one exec session kept open"));
       const container = (sandbox as ContainerSandbox).container;
-      rows.push(await measure("container: a new engine exec per command", Math.min(containerN, 50), () => runInContainer(api!, container, ["true"]), "exec create + start + inspect"));
+      rows.push(
+        await measure(
+          "container: a new engine exec per command",
+          Math.min(containerN, 50),
+          () => runInContainer(api!, container, ["true"]),
+          "exec create + start + inspect",
+        ),
+      );
     } finally {
       await sandbox.destroy();
     }

@@ -19,7 +19,9 @@ import { formatTable } from "../src/cli/table.js";
 import type { RunSummary, StoredEvent } from "../src/core/index.js";
 import { openStore } from "../src/store/index.js";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "100" }, cpus: { type: "string", default: "8" }, local: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: { runs: { type: "string", default: "100" }, cpus: { type: "string", default: "8" }, local: { type: "boolean", default: false } },
+});
 const runs = Number(values.runs);
 const cpus = Number(values.cpus);
 const concurrent = Math.floor(cpus / 2);
@@ -85,10 +87,22 @@ async function row(executor: "slurm" | "local", db: string, wallSeconds: number)
       wallSeconds,
       waitP50: waits.length ? quantile(waits, 0.5) : null,
       waitP99: waits.length ? quantile(waits, 0.99) : null,
-      runP50: quantile(timings.map((t) => t.run), 0.5),
-      runP99: quantile(timings.map((t) => t.run), 0.99),
-      totalP50: quantile(timings.map((t) => t.total), 0.5),
-      totalP99: quantile(timings.map((t) => t.total), 0.99),
+      runP50: quantile(
+        timings.map((t) => t.run),
+        0.5,
+      ),
+      runP99: quantile(
+        timings.map((t) => t.run),
+        0.99,
+      ),
+      totalP50: quantile(
+        timings.map((t) => t.total),
+        0.5,
+      ),
+      totalP99: quantile(
+        timings.map((t) => t.total),
+        0.99,
+      ),
     };
   } finally {
     await store.close();
@@ -97,7 +111,11 @@ async function row(executor: "slurm" | "local", db: string, wallSeconds: number)
 
 const rows: Row[] = [];
 const loadBefore = os.loadavg()[0]!;
-const started = execFileSync(path.join(repo, "scripts/slurm-one-node"), ["start", clusterDir, "--cpus", String(cpus), "--memory-mb", String(concurrent * 8192 + 1024)], { encoding: "utf8" });
+const started = execFileSync(
+  path.join(repo, "scripts/slurm-one-node"),
+  ["start", clusterDir, "--cpus", String(cpus), "--memory-mb", String(concurrent * 8192 + 1024)],
+  { encoding: "utf8" },
+);
 process.env.SLURM_CONF = /export SLURM_CONF=(\S+)/.exec(started)![1]!;
 const pgUrl = execFileSync(path.join(repo, "scripts/throwaway-postgres"), ["start", pgDir], { encoding: "utf8" }).trim().split("\n").at(-1)!;
 try {

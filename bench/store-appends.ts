@@ -59,10 +59,21 @@ async function measure(store: string, db: string, writers: number, sharedRun: bo
   }
   writeFileSync(go, "");
   await Promise.all(children);
-  const results = Array.from({ length: writers }, (_, w) => JSON.parse(readFileSync(path.join(work, `${tag}-${w}.json`), "utf8")) as { startMs: number; endMs: number; latenciesMs: number[] });
+  const results = Array.from(
+    { length: writers },
+    (_, w) => JSON.parse(readFileSync(path.join(work, `${tag}-${w}.json`), "utf8")) as { startMs: number; endMs: number; latenciesMs: number[] },
+  );
   const latencies = results.flatMap((r) => r.latenciesMs).sort((a, b) => a - b);
   const seconds = (Math.max(...results.map((r) => r.endMs)) - Math.min(...results.map((r) => r.startMs))) / 1000;
-  return { store, writers, runs: sharedRun ? "one shared" : "one each", appends: latencies.length, perSecond: latencies.length / seconds, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) };
+  return {
+    store,
+    writers,
+    runs: sharedRun ? "one shared" : "one each",
+    appends: latencies.length,
+    perSecond: latencies.length / seconds,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+  };
 }
 
 const rows: Row[] = [];

@@ -48,12 +48,20 @@ async function fetchOk(url: string): Promise<unknown> {
 ensureViewerBuilt();
 const dir = mkdtempSync(path.join(os.tmpdir(), "rebench-bench-viewer-"));
 try {
-  console.error(`load before: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} (1, 5, 15 min) on ${os.cpus().length} cores`);
+  console.error(
+    `load before: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")} (1, 5, 15 min) on ${os.cpus().length} cores`,
+  );
   let start = performance.now();
   const large = SqliteRunStore.open(path.join(dir, "large.db"));
   const id = await generateLargeRun(large, { events: EVENTS, observationBytes: BYTES, needle: "needle-in-the-haystack" });
   const events = (await large.getRun(id)).lastSeq;
-  rows.push([`generate the large run (${events} events, ${(BYTES / 1e6).toFixed(0)} MB of observations)`, `${((performance.now() - start) / 1000).toFixed(1)} s`]);
+  rows.push([
+    `generate the large run (${events} events, ${(BYTES / 1e6).toFixed(0)} MB of observations)`,
+    `${((performance.now() - start) / 1000).toFixed(1)} s`,
+  ]);
   start = performance.now();
   const many = SqliteRunStore.open(path.join(dir, "many.db"));
   await generateManyRuns(many, RUNS);
@@ -61,18 +69,27 @@ try {
 
   const a = await startViewer({ store: large });
   const b = await startViewer({ store: many });
-  const api = a.url + "api/runs/" + id;
+  const api = `${a.url}api/runs/${id}`;
   rows.push(["API: the large run's page (summary, score log, pauses, notes)", ms(await time(() => fetchOk(api), 5))]);
   rows.push(["API: its first page of 200 events", ms(await time(() => fetchOk(`${api}/items?page=0`), 5))]);
   rows.push(["API: a page of 200 events in the middle", ms(await time(() => fetchOk(`${api}/items?page=${Math.floor(events / 400)}`), 5))]);
   const middle = (await fetchOk(`${api}/items?page=${Math.floor(events / 400)}`)) as { seq: number; type: string; parts: { bytes: number }[] }[];
   const observation = middle.find((item) => item.type === "observation")!;
-  rows.push([`API: one whole observation (${(observation.parts[0]!.bytes / 1e3).toFixed(0)} kB)`, ms(await time(() => fetchOk(`${api}/items/${observation.seq}`), 5))]);
+  rows.push([
+    `API: one whole observation (${(observation.parts[0]!.bytes / 1e3).toFixed(0)} kB)`,
+    ms(await time(() => fetchOk(`${api}/items/${observation.seq}`), 5)),
+  ]);
   rows.push(["API: search the whole run (one match)", ms(await time(() => fetchOk(`${api}/search?q=needle-in-the-haystack`), 5))]);
   rows.push([`API: runs list, first page of 50 of ${RUNS}`, ms(await time(() => fetchOk(`${b.url}api/runs?limit=50`), 5))]);
   rows.push(["API: runs list sorted by normalized score, descending", ms(await time(() => fetchOk(`${b.url}api/runs?limit=50&sort=normalized&desc=1`), 5))]);
-  rows.push(["API: runs list filtered (environment, state, score range) and sorted by working time", ms(await time(() => fetchOk(`${b.url}api/runs?environment=scaling_law&state=finished&min=0.3&max=0.9&sort=working`), 5))]);
-  rows.push(["API: runs list, last page sorted by participant", ms(await time(() => fetchOk(`${b.url}api/runs?limit=50&offset=${RUNS - 50}&sort=participant`), 5))]);
+  rows.push([
+    "API: runs list filtered (environment, state, score range) and sorted by working time",
+    ms(await time(() => fetchOk(`${b.url}api/runs?environment=scaling_law&state=finished&min=0.3&max=0.9&sort=working`), 5)),
+  ]);
+  rows.push([
+    "API: runs list, last page sorted by participant",
+    ms(await time(() => fetchOk(`${b.url}api/runs?limit=50&offset=${RUNS - 50}&sort=participant`), 5)),
+  ]);
 
   const browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -128,7 +145,12 @@ try {
   await b.close();
   await large.close();
   await many.close();
-  console.error(`load after: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  console.error(
+    `load after: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
   console.log("| measurement | median |\n|---|---|");
   for (const [what, value] of rows) console.log(`| ${what} | ${value} |`);
 } finally {

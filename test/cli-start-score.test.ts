@@ -1,6 +1,5 @@
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { TEST_BACKEND } from "./helpers/test-backend.js";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { EVENT_SCHEMA_VERSION } from "../src/core/index.js";
@@ -8,6 +7,7 @@ import { startDirRun } from "../src/runs/dir-run.js";
 import { SqliteRunStore } from "../src/store/index.js";
 import { REPO_ROOT, rebench } from "./helpers/cli.js";
 import { registerFixtures } from "./helpers/register-fixtures.js";
+import { TEST_BACKEND } from "./helpers/test-backend.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const root = tempDir("rebench-cli-start-");
@@ -164,11 +164,16 @@ describe("rebench score", () => {
     const { dir, result } = start();
     expect((await result).code).toBe(0);
     const scored = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, ["--import", "tsx", "test/fixtures/rebench-cli.ts", "score", "--dir", dir], {
-        cwd: REPO_ROOT,
-        env: { ...process.env, REBENCH_TEST_SANDBOX_ROOT: path.join(root, "sandboxes") },
-        timeout: 90_000,
-      }, (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr }));
+      execFile(
+        process.execPath,
+        ["--import", "tsx", "test/fixtures/rebench-cli.ts", "score", "--dir", dir],
+        {
+          cwd: REPO_ROOT,
+          env: { ...process.env, REBENCH_TEST_SANDBOX_ROOT: path.join(root, "sandboxes") },
+          timeout: 90_000,
+        },
+        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr }),
+      );
     });
     expect(scored.code, scored.stderr).toBe(0);
     expect(scored.stdout).toMatch(/^score -?\d+(\.\d+)? /);

@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
-import { buildProgram } from "../src/cli/main.js";
 import { COMMAND_SUMMARIES } from "../src/cli/command-summaries.js";
+import { buildProgram } from "../src/cli/main.js";
 import { REPO_ROOT } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 
@@ -19,13 +19,19 @@ describe("CLI start-up", () => {
     writeFileSync(register, `import { register } from "node:module"; register(${JSON.stringify(`file://${hooks}`)});\n`);
     // The hook writes every module it resolves to stderr, which is what we read (stdout, the help, is dropped).
     const modules = (...args: string[]) =>
-      execFileSync("sh", ["-c", `"${process.execPath}" --import "${register}" bin/rebench.js ${args.join(" ")} 2>&1 >/dev/null`], { cwd: REPO_ROOT, encoding: "utf8" });
+      execFileSync("sh", ["-c", `"${process.execPath}" --import "${register}" bin/rebench.js ${args.join(" ")} 2>&1 >/dev/null`], {
+        cwd: REPO_ROOT,
+        encoding: "utf8",
+      });
     const result = modules("--help");
-    const loaded = result.split("\n").filter((l) => l.startsWith("LOADED ")).map((l) => l.slice(7));
+    const loaded = result
+      .split("\n")
+      .filter((l) => l.startsWith("LOADED "))
+      .map((l) => l.slice(7));
     expect(loaded.some((url) => url.endsWith("/dist/src/cli/main.js"))).toBe(true);
     expect(loaded.filter((url) => /\/commands\/|better-sqlite3|\/environments\/|\/analysis\/|zod/.test(url))).toEqual([]);
     const report = modules("report", "--help");
-    expect(report).toMatch(/\/commands\/report\.js/);
+    expect(report).toMatch(/\/cli\/report-bundle\/report\.js/); // the bundle of report's modules (test/report-bundle.test.ts)
     expect(report).not.toMatch(/\/commands\/human\.js/);
   });
 

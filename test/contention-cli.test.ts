@@ -15,9 +15,18 @@ registerFixtures(path.join(root, "sandboxes"));
 const BURN = path.join(FIXTURES_DIR, "contention-graders", "burn.py");
 /** A timing-sensitive copy of test_echo whose grader burns a CPU-second and scores its wall time (+ `gap` for the start). */
 const burning = (name: string, gap = 0) =>
-  echoCopy(root, name, (dir) => writeFileSync(path.join(dir, "grader", "score.py"), readFileSync(BURN, "utf8").replace('"--gap", type=float, default=0.0', `"--gap", type=float, default=${gap}`)), {
-    timingSensitive: true,
-  });
+  echoCopy(
+    root,
+    name,
+    (dir) =>
+      writeFileSync(
+        path.join(dir, "grader", "score.py"),
+        readFileSync(BURN, "utf8").replace('"--gap", type=float, default=0.0', `"--gap", type=float, default=${gap}`),
+      ),
+    {
+      timingSensitive: true,
+    },
+  );
 const skip = TEST_BACKEND === "process" ? test.skip : test; // the process backend cannot tell its CPU time from other work's
 
 async function inStore<T>(db: string, fn: (store: SqliteRunStore) => Promise<T>): Promise<T> {
@@ -40,11 +49,17 @@ describe("scores under contention", () => {
     const [result] = JSON.parse(stdout).runs;
     expect(result.contendedScores).toBeGreaterThanOrEqual(2); // the `score` action and the final scoring at least
     expect(stderr).toMatch(
-      new RegExp(`rebench: warning: run ${result.runId} \\(${family.name}/mini\\) had \\d of its \\d scorings taken while other work used up to \\d\\.\\d of \\d+ CPUs.*: this timing is not comparable; score again on a quiet machine`),
+      new RegExp(
+        `rebench: warning: run ${result.runId} \\(${family.name}/mini\\) had \\d of its \\d scorings taken while other work used up to \\d\\.\\d of \\d+ CPUs.*: this timing is not comparable; score again on a quiet machine`,
+      ),
     );
-    const observations = await inStore(db, async (store) => (await store.events(result.runId)).map((e) => e.event).filter((e) => e.type === "observation" && e.tool === "score"));
+    const observations = await inStore(db, async (store) =>
+      (await store.events(result.runId)).map((e) => e.event).filter((e) => e.type === "observation" && e.tool === "score"),
+    );
     expect(observations).toHaveLength(1);
-    expect((observations[0] as { output: { notice?: string } }).output.notice).toMatch(/^while this was scored, other work on this machine used \d\.\d of \d+ CPUs.*: this timing is slower .* not comparable/);
+    expect((observations[0] as { output: { notice?: string } }).output.notice).toMatch(
+      /^while this was scored, other work on this machine used \d\.\d of \d+ CPUs.*: this timing is slower .* not comparable/,
+    );
 
     const shown = await rebench("runs", "show", result.runId, "--db", db);
     expect(shown.stdout).toMatch(/OTHER CPUS/);
@@ -80,7 +95,9 @@ describe("scores under contention", () => {
     const result = JSON.parse(allowed.stdout);
     expect(result.contended.start.length + result.contended.reference.length).toBeGreaterThan(0);
     expect(result.written).toBe(path.join(family.dir, "calibration.json"));
-    expect(readCalibrationFile(family.dir)!.mini!.note).toMatch(/^calibrated with --allow-busy: other work used \d\.\d\d of \d+ CPUs before it started; \d of 4 runs were scored under contention$/);
+    expect(readCalibrationFile(family.dir)!.mini!.note).toMatch(
+      /^calibrated with --allow-busy: other work used \d\.\d\d of \d+ CPUs before it started; \d of 4 runs were scored under contention$/,
+    );
   }, 600_000);
 
   skip("rebench calibrate --write refuses runs scored under contention (here the machine looked quiet enough by --quiet-below)", async () => {
@@ -97,9 +114,13 @@ describe("scores under contention", () => {
   }, 600_000);
 
   test("a variant that is not timing-sensitive is calibrated on a busy machine without a word about it", async () => {
-    const family = echoCopy(root, "test_echo_plain_cal", (dir) => copyFileSync(path.join(FIXTURES_DIR, "calibration-graders", "steady.py"), path.join(dir, "grader", "score.py")));
+    const family = echoCopy(root, "test_echo_plain_cal", (dir) =>
+      copyFileSync(path.join(FIXTURES_DIR, "calibration-graders", "steady.py"), path.join(dir, "grader", "score.py")),
+    );
     const db = path.join(root, "plain.db");
-    const { code, stderr } = await withBusyLoops(() => rebench("calibrate", family.name, "--variant", "mini", "--runs", "2", "--backend", TEST_BACKEND, "--db", db, "--json"));
+    const { code, stderr } = await withBusyLoops(() =>
+      rebench("calibrate", family.name, "--variant", "mini", "--runs", "2", "--backend", TEST_BACKEND, "--db", db, "--json"),
+    );
     expect(code, stderr).toBe(0);
     expect(stderr).not.toMatch(/timing-sensitive|contention|other work/);
   }, 300_000);

@@ -2,11 +2,11 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { SqliteRunStore } from "../src/store/index.js";
-import { rebench, REPO_ROOT } from "./helpers/cli.js";
+import { REPO_ROOT, rebench } from "./helpers/cli.js";
 import { FAST_ECHO } from "./helpers/model-script.js";
 import { registerFixtures, TEST_BACKEND } from "./helpers/register-fixtures.js";
-import { TmuxSession, tmuxAvailable } from "./helpers/tmux.js";
 import { tempDir } from "./helpers/tmp.js";
+import { TmuxSession, tmuxAvailable } from "./helpers/tmux.js";
 
 const root = tempDir("rebench-human-");
 registerFixtures(path.join(root, "sandboxes"));

@@ -11,7 +11,21 @@ const TABLE = readLayerTable(path.join(ROOT, "docs", "architecture.md"));
 describe("the layers of docs/architecture.md", () => {
   test("the table names every folder of src/, and the environments", () => {
     expect([...TABLE.keys()].sort()).toEqual(
-      ["src/agents", "src/analysis", "src/assets", "src/cli", "src/core", "src/environments", "src/runs", "src/sandbox", "src/scoring", "src/slurm", "src/store", "src/web", "environments"].sort(),
+      [
+        "src/agents",
+        "src/analysis",
+        "src/assets",
+        "src/cli",
+        "src/core",
+        "src/environments",
+        "src/runs",
+        "src/sandbox",
+        "src/scoring",
+        "src/slurm",
+        "src/store",
+        "src/web",
+        "environments",
+      ].sort(),
     );
     expect(TABLE.get("src/core")).toEqual(new Set());
     expect(TABLE.get("src/agents")).toEqual(new Set(["src/core"]));

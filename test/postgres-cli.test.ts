@@ -3,7 +3,7 @@ import { describe, expect, test } from "vitest";
 import { openStore, type RunStore, SqliteRunStore } from "../src/store/index.js";
 import { rebench, rebenchProcess } from "./helpers/cli.js";
 import { freshDatabase, postgresSkip } from "./helpers/postgres.js";
-import { record, RUNS } from "./helpers/recorded-runs.js";
+import { RUNS, record } from "./helpers/recorded-runs.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const dir = tempDir();
@@ -36,10 +36,18 @@ describe.skipIf(postgresSkip !== undefined)("a PostgreSQL store through the comm
     const copy = await rebench("store", "copy", "--from", sqlite, "--to", pgUrl);
     expect(copy.stderr).toBe("");
     expect(copy.code).toBe(0);
-    expect(copy.stdout).toMatch(new RegExp(`copied \\d+ event\\(s\\) from ${sqlite} to postgres://rebench@127\\.0\\.0\\.1:\\d+/rebench_test_\\d+_\\d+: ${RUNS.length} new run\\(s\\), 0 continued, 0 already there, 0 in conflict`));
+    expect(copy.stdout).toMatch(
+      new RegExp(
+        `copied \\d+ event\\(s\\) from ${sqlite} to postgres://rebench@127\\.0\\.0\\.1:\\d+/rebench_test_\\d+_\\d+: ${RUNS.length} new run\\(s\\), 0 continued, 0 already there, 0 in conflict`,
+      ),
+    );
     expect(await contentsOf(pgUrl)).toEqual(await contentsOf(sqlite));
 
-    for (const args of [["runs", "list", "--json"], ["runs", "export", "--format", "metr"], ["report", "--budgets", "1h,2h", "--bootstrap", "200", "--seed", "3", "--json"]]) {
+    for (const args of [
+      ["runs", "list", "--json"],
+      ["runs", "export", "--format", "metr"],
+      ["report", "--budgets", "1h,2h", "--bootstrap", "200", "--seed", "3", "--json"],
+    ]) {
       const fromSqlite = await rebench(...args, "--db", sqlite);
       const fromPg = await rebench(...args, "--db", pgUrl);
       expect(fromPg.code, args.join(" ")).toBe(0);

@@ -6,8 +6,8 @@ import { analysisRunFromStore } from "../src/analysis/analysis-run-from-store.js
 import { METR_FAMILIES } from "../src/analysis/metr/metr-families.js";
 import { parseMetrRuns } from "../src/analysis/metr/parse-metr-runs.js";
 import { SqliteRunStore } from "../src/store/index.js";
-import { record, RUNS } from "./helpers/recorded-runs.js";
 import { rebench, rebenchProcess } from "./helpers/cli.js";
+import { RUNS, record } from "./helpers/recorded-runs.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const dir = tempDir();
@@ -37,13 +37,16 @@ describe("rebench report and runs export over the run store", () => {
       if (converted.kind === "run") expected.push({ ...converted.run, curve: undefined });
     }
     await store.close();
-    const imported = parseMetrRuns(readFileSync(exported, "utf8"));
+    const imported = await parseMetrRuns(readFileSync(exported, "utf8"));
     expect(imported.runs).toEqual(expected);
     expect(imported.runs.filter((r) => r.participant === "human")).toHaveLength(3);
     // Spot-check the normalization: kernel best 1.1 of start 2 → reference 1 is 0.9; the all-invalid run is 0.
     const kernel = imported.runs.filter((r) => r.participant === "agent-a" && r.environment === "optimize_kernel").map((r) => r.score);
     expect(kernel.sort((a, b) => a - b)).toEqual([0, expect.closeTo(0.6, 12), expect.closeTo(0.9, 12)]);
-    const lines = readFileSync(exported, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(exported, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines).toContainEqual(
       expect.objectContaining({ task_id: "ai_rd_triton_cumsum/main", task_family: "ai_rd_triton_cumsum", alias: "agent-a", time_limit: 1800 }),
     );
@@ -71,7 +74,10 @@ describe("rebench report and runs export over the run store", () => {
     expect(agentA.environments.fix_embedding).toEqual({ score: null, n: 0 });
     const usage = a.usage.find((u: { participant: string; budget: string }) => u.participant === "agent-a" && u.budget === "1h");
     expect(usage.scoreCallsPerHour).toBeGreaterThan(0);
-    expect(a.input.notes).toEqual(["Left out 1 run(s): no normalization constants for scaling_law/mini (run rebench calibrate).", "Left out 1 run(s): not finished (running)."]);
+    expect(a.input.notes).toEqual([
+      "Left out 1 run(s): no normalization constants for scaling_law/mini (run rebench calibrate).",
+      "Left out 1 run(s): not finished (running).",
+    ]);
   });
 
   test("--out writes a self-contained HTML page, markdown, and every figure as SVG, PNG and JSON", async () => {
@@ -81,7 +87,15 @@ describe("rebench report and runs export over the run store", () => {
     expect(result.stdout).toMatch(/wrote \d+ files to/);
     expect(result.stdout).toMatch(/Score by total time budget/);
     const figures = readdirSync(path.join(out, "figures")).sort();
-    const names = ["environment-scores-1h", "environment-scores-2h", "environment-scores-4h", "score-over-time-optimize_kernel", "score-over-time-fix_embedding", "score-over-time-scaling_law", "suite-score-vs-budget"];
+    const names = [
+      "environment-scores-1h",
+      "environment-scores-2h",
+      "environment-scores-4h",
+      "score-over-time-optimize_kernel",
+      "score-over-time-fix_embedding",
+      "score-over-time-scaling_law",
+      "suite-score-vs-budget",
+    ];
     expect(figures).toEqual(names.flatMap((n) => [`${n}.json`, `${n}.png`, `${n}.svg`]).sort());
     for (const name of names) {
       const png = readFileSync(path.join(out, "figures", `${name}.png`));
@@ -134,7 +148,10 @@ describe("rebench report over a METR-format file of about 2,000 runs", () => {
     const result = await rebench("report", "--runs-file", file, "--format", "metr", "--budgets", "2h,8h,32h", "--json");
     expect(result.code).toBe(0);
     const out = JSON.parse(result.stdout);
-    const rows = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const rows = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     for (const allocation of out.allocations) {
       const { participant, budgetSeconds } = allocation;
       const { runTimeLimitSeconds: limit, k } = allocation.allocation;
@@ -143,7 +160,7 @@ describe("rebench report over a METR-format file of about 2,000 runs", () => {
       let covered = 0;
       for (const [f, env] of Object.entries(METR_FAMILIES)) {
         const scores = rows
-          .filter((r) => r.task_family === f && (r.alias === participant) && (r.time_limit || 28800) === limit)
+          .filter((r) => r.task_family === f && r.alias === participant && (r.time_limit || 28800) === limit)
           .map((r) => (r.score ?? 0) as number);
         expect(allocation.environments[env].n).toBe(scores.length);
         if (k < 1 || scores.length < k) {
@@ -160,7 +177,9 @@ describe("rebench report over a METR-format file of about 2,000 runs", () => {
       else expect(allocation.score).toBeCloseTo(sum / covered, 10);
     }
     for (const row of out.rows) {
-      const candidates = out.allocations.filter((a: { participant: string; budget: string; score: number | null }) => a.participant === row.participant && a.budget === row.budget && a.score !== null);
+      const candidates = out.allocations.filter(
+        (a: { participant: string; budget: string; score: number | null }) => a.participant === row.participant && a.budget === row.budget && a.score !== null,
+      );
       const best = Math.max(...candidates.map((c: { coverage: number }) => c.coverage));
       const top = Math.max(...candidates.filter((c: { coverage: number }) => c.coverage === best).map((c: { score: number }) => c.score));
       if (candidates.length > 0) expect(row.score).toBe(top);
@@ -186,18 +205,29 @@ describe("rebench report over METR's run endings", () => {
     const file = path.join(dir, "endings.jsonl");
     const fatal = ["usageLimits", "usageLimits", "usageLimits", "serverError", "agent", "serverError", null];
     const rows = fatal.map((from, i) =>
-      JSON.stringify({ run_id: i, task_id: "ai_rd_fix_embedding/main", alias: i % 2 ? "model-a" : "human", score: 0.1 * i, time_limit: i % 2 ? 7200 : 0, fatal_error_from: from }),
+      JSON.stringify({
+        run_id: i,
+        task_id: "ai_rd_fix_embedding/main",
+        alias: i % 2 ? "model-a" : "human",
+        score: 0.1 * i,
+        time_limit: i % 2 ? 7200 : 0,
+        fatal_error_from: from,
+      }),
     );
     writeFileSync(file, `${rows.join("\n")}\n`);
     const result = await rebench("report", "--runs-file", file, "--format", "metr", "--budgets", "8h", "--bootstrap", "0");
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^3 run\(s\) ended at their usage limit \(fatal_error_from "usageLimits"\), as RE-Bench runs normally do\.$/m);
-    expect(result.stderr).toMatch(/^Warning: 3 run\(s\) ended in a fatal error \(fatal_error_from: 2 serverError, 1 agent\); their scores are used as recorded\.$/m);
+    expect(result.stderr).toMatch(
+      /^Warning: 3 run\(s\) ended in a fatal error \(fatal_error_from: 2 serverError, 1 agent\); their scores are used as recorded\.$/m,
+    );
     expect(result.stderr).not.toMatch(/\d usageLimits/);
 
     writeFileSync(file, `${rows.slice(0, 3).join("\n")}\n`);
     const normal = await rebench("report", "--runs-file", file, "--format", "metr", "--budgets", "8h", "--bootstrap", "0", "--json");
-    expect(JSON.parse(normal.stdout).input.notes).toEqual(['3 run(s) ended at their usage limit (fatal_error_from "usageLimits"), as RE-Bench runs normally do.']);
+    expect(JSON.parse(normal.stdout).input.notes).toEqual([
+      '3 run(s) ended at their usage limit (fatal_error_from "usageLimits"), as RE-Bench runs normally do.',
+    ]);
   });
 });
 

@@ -18,7 +18,11 @@ const tsx = path.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs");
 
 function cli(args: string[]): ChildProcess {
   const env = { ...process.env, REBENCH_HOME: home, REBENCH_TEST_SANDBOX_ROOT: sandboxes };
-  return spawn(process.execPath, ["--import", tsx, path.join(REPO_ROOT, "test/fixtures/rebench-cli.ts"), ...args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  return spawn(process.execPath, ["--import", tsx, path.join(REPO_ROOT, "test/fixtures/rebench-cli.ts"), ...args], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
@@ -46,7 +50,9 @@ async function withStore<T>(db: string, fn: (store: Awaited<ReturnType<typeof op
 }
 
 async function snapshot(db: string): Promise<Array<{ run: RunSummary; log: ScoreLogEntry[]; events: StoredEvent[] }>> {
-  return withStore(db, async (store) => Promise.all((await store.listRuns()).map(async (run) => ({ run, log: await store.scoreLog(run.id), events: await store.events(run.id) }))));
+  return withStore(db, async (store) =>
+    Promise.all((await store.listRuns()).map(async (run) => ({ run, log: await store.scoreLog(run.id), events: await store.events(run.id) }))),
+  );
 }
 
 /** Poll the store until `done` says so (or fail after `seconds`). */
@@ -67,10 +73,30 @@ function inLongCommand(events: readonly StoredEvent[]): boolean {
 const types = (events: readonly StoredEvent[]) => events.map((e) => e.event.type);
 
 describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slurm executor on a one-node cluster, into PostgreSQL", () => {
-  test("rebench run --executor slurm: a job per run asking for the manifest's CPUs and memory, the run recording its job and allocation", { timeout: 300_000 }, async () => {
+  test("rebench run --executor slurm: a job per run asking for the manifest's CPUs and memory, the run recording its job and allocation", {
+    timeout: 300_000,
+  }, async () => {
     await slurmCluster(["--cpus", "8", "--memory-mb", "40000"]);
     const db = await freshDatabase();
-    const result = await runCli(["run", "test_echo", "--variant", "mini", "--agent", "replay", "--runs", "2", "--executor", "slurm", "--slurm-option=--time=00:10:00", "--backend", TEST_BACKEND, "--db", db, "--progress", "2"]);
+    const result = await runCli([
+      "run",
+      "test_echo",
+      "--variant",
+      "mini",
+      "--agent",
+      "replay",
+      "--runs",
+      "2",
+      "--executor",
+      "slurm",
+      "--slurm-option=--time=00:10:00",
+      "--backend",
+      TEST_BACKEND,
+      "--db",
+      db,
+      "--progress",
+      "2",
+    ]);
     expect(result.code, result.output).toBe(0);
     expect(result.output).toMatch(/Slurm job \d+ submitted/);
     const runs = await snapshot(db);
@@ -97,10 +123,27 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
     expect(show.output).toMatch(new RegExp(`job:\\s+Slurm job ${runs[0]!.run.job!.id} COMPLETED, submitted \\S+, started on \\S+`));
   });
 
-  test("a GPU variant is not refused on a login node without GPUs: its job asks Slurm for the GPU and gets one of the node's", { timeout: 300_000 }, async () => {
+  test("a GPU variant is not refused on a login node without GPUs: its job asks Slurm for the GPU and gets one of the node's", {
+    timeout: 300_000,
+  }, async () => {
     await slurmCluster(["--cpus", "8", "--memory-mb", "40000"]);
     const db = await freshDatabase();
-    const result = await runCli(["run", "test_echo_gpu_job", "--variant", "mini", "--agent", "replay", "--executor", "slurm", "--backend", TEST_BACKEND, "--db", db, "--progress", "2"]);
+    const result = await runCli([
+      "run",
+      "test_echo_gpu_job",
+      "--variant",
+      "mini",
+      "--agent",
+      "replay",
+      "--executor",
+      "slurm",
+      "--backend",
+      TEST_BACKEND,
+      "--db",
+      db,
+      "--progress",
+      "2",
+    ]);
     const [{ run, events }] = (await snapshot(db)) as [Awaited<ReturnType<typeof snapshot>>[number]];
     const submitted = events.find((e) => e.event.type === "job_submitted")!.event;
     expect(submitted.type === "job_submitted" && submitted.request).toEqual(expect.arrayContaining(["--gres=gpu:1", "--cpus-per-task=1", "--mem=1024M"]));
@@ -123,7 +166,28 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
       { tool: "submit", input: { submission: "after the crash" } },
     ]);
     // Three runs, two jobs at a time: when the orchestrator dies, two run in Slurm and one has no job yet.
-    const orchestrator = cli(["run", "test_echo", "--variant", "mini", "--agent", "replay", "--actions", actions, "--runs", "3", "--concurrency", "2", "--executor", "slurm", "--backend", TEST_BACKEND, "--db", db, "--progress", "2"]);
+    const orchestrator = cli([
+      "run",
+      "test_echo",
+      "--variant",
+      "mini",
+      "--agent",
+      "replay",
+      "--actions",
+      actions,
+      "--runs",
+      "3",
+      "--concurrency",
+      "2",
+      "--executor",
+      "slurm",
+      "--backend",
+      TEST_BACKEND,
+      "--db",
+      db,
+      "--progress",
+      "2",
+    ]);
     const killed = exited(orchestrator);
     await until(db, "two runs are in their long command", (runs) => runs.length === 3 && runs.filter((r) => inLongCommand(r.events)).length === 2);
     orchestrator.kill("SIGKILL");
@@ -180,8 +244,29 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
   test("runs cancel ends a run for good: its job cancelled, its sandbox removed, the run failed with its score log", { timeout: 300_000 }, async () => {
     await slurmCluster(["--cpus", "8", "--memory-mb", "40000"]);
     const db = await freshDatabase();
-    const actions = actionsFile("cancel.jsonl", [{ tool: "score" }, { tool: "bash", input: { command: "sleep 30" } }, { tool: "submit", input: { submission: "never" } }]);
-    const orchestrator = cli(["run", "test_echo", "--variant", "mini", "--agent", "replay", "--actions", actions, "--executor", "slurm", "--backend", TEST_BACKEND, "--db", db, "--progress", "2"]);
+    const actions = actionsFile("cancel.jsonl", [
+      { tool: "score" },
+      { tool: "bash", input: { command: "sleep 30" } },
+      { tool: "submit", input: { submission: "never" } },
+    ]);
+    const orchestrator = cli([
+      "run",
+      "test_echo",
+      "--variant",
+      "mini",
+      "--agent",
+      "replay",
+      "--actions",
+      actions,
+      "--executor",
+      "slurm",
+      "--backend",
+      TEST_BACKEND,
+      "--db",
+      db,
+      "--progress",
+      "2",
+    ]);
     const done = exited(orchestrator);
     await until(db, "the run is in its long command", (runs) => runs.length === 1 && inLongCommand(runs[0]!.events));
     const [{ run }] = (await snapshot(db)) as [Awaited<ReturnType<typeof snapshot>>[number]];
@@ -189,7 +274,9 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
 
     const cancel = await runCli(["runs", "cancel", run.id, "--db", db]);
     expect(cancel.code, cancel.output).toBe(0);
-    expect(cancel.output).toMatch(new RegExp(`run ${run.id} failed: cancelled by \\S+ \\(\`rebench runs cancel\`, Slurm job ${run.job!.id}\\) \\(Slurm job ${run.job!.id}: CANCELLED\\)`));
+    expect(cancel.output).toMatch(
+      new RegExp(`run ${run.id} failed: cancelled by \\S+ \\(\`rebench runs cancel\`, Slurm job ${run.job!.id}\\) \\(Slurm job ${run.job!.id}: CANCELLED\\)`),
+    );
     const [{ run: ended, log, events }] = (await snapshot(db)) as [Awaited<ReturnType<typeof snapshot>>[number]];
     expect(ended.state).toBe("failed");
     expect(log).toHaveLength(2); // the starting score and the score action

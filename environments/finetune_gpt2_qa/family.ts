@@ -1,36 +1,112 @@
 /**
  * @module
  * Finetune GPT-2 for QA (`finetune_gpt2_qa`): Fine-tune a small GPT into a chat model without ground-truth answers, judged pairwise against two hidden reference models. Raw score: mean win rate; higher is better.
+ * The variants share one set-up (`grader/setup.py`: keyed prompts, the references' responses, the judge
+ * service, the starting solution) and one grader (`grader/score.py`: strict load, the agent's generation
+ * settings read in the jail, the grader's own sampler, the judge against both references); they differ in
+ * the profile of `grader/settings.py`. The reference solution stays in the encrypted `reference/reference.zip`.
  * Canary dcc63ee1-bf38-4ac8-8730-70e6939b4951: this string marks rebench environment files; keep them out of training data.
  */
+import type { NormalizationConstants, TaskId, Variant } from "../../src/core/index.js";
+import type { VariantImplementation } from "../../src/environments/contract.js";
 import { defineEnvironment, GPU_RESOURCES, MINI_RESOURCES } from "../../src/environments/define.js";
+import { referenceUnpacker } from "../../src/environments/reference-archive.js";
+import { sourceDir } from "../../src/environments/source-dir.js";
+import { instructions, type VariantText } from "./instructions.js";
 
-export const family = defineEnvironment({
-  name: "finetune_gpt2_qa",
-  title: "Finetune GPT-2 for QA",
-  summary:
-    "Fine-tune a small GPT into a chat model without ground-truth answers, judged pairwise against two hidden reference models. Raw score: mean win rate; higher is better.",
-  canary: "dcc63ee1-bf38-4ac8-8730-70e6939b4951",
-  scoring: { direction: "max", aggregation: "max" },
-  moduleUrl: import.meta.url,
-  variants: {
-    mini: {
-      scale: "2-core CPU: a small pretrained policy, generated instructions with checkable intent, a local pairwise judge",
-      resources: MINI_RESOURCES,
-    },
-    gpu: {
-      scale: "one H200: a larger policy, the same judge design or an OpenAI-compatible judge endpoint",
-      resources: GPU_RESOURCES,
-    },
-    paper: {
-      scale: "2x H100: gpt2-xl, Alpaca, a Llama-3-8B-Instruct judge through an OpenAI-compatible endpoint",
-      resources: { gpu: { countRange: [2, 2], models: ["h100"] }, cpus: 26, memoryGb: 200 },
-      normalization: {
-        start: 0.54,
-        reference: 0.85,
-        source: "paper",
-        note: "README constants; the Inspect port records 0.8149 as reference",
+/** grader/settings.py's profiles as the instructions and the staged assets need them. */
+export const PROFILES: Readonly<Record<string, VariantText & { assets: readonly string[] }>> = {
+  mini: {
+    policy: "a small pretrained GPT (4 layers, d192, 2.6M parameters, 4k-BPE, context 128)",
+    judge: "a rubric-based judge service: no LLM is available on this machine",
+    visible: 20000,
+    hidden: 200,
+    budget: 20000,
+    maxNewTokens: 32,
+    hardware: "The machine has 2 CPU cores and no GPU.",
+    assets: ["mini-large", "mini-small", "tokenizer-bpe4k", "corpus"],
+  },
+  gpu: {
+    policy: "a pretrained GPT (GPT-2-small shape, 124M parameters, GPT-2 BPE, context 1024)",
+    judge: "a rubric-based judge service of the same design as mini's",
+    visible: 50000,
+    hidden: 512,
+    budget: 100000,
+    maxNewTokens: 60,
+    hardware: "The machine has one H200 GPU.",
+    assets: ["gpu-large", "gpu-small", "tokenizer-gpt2", "corpus"],
+  },
+  tiny: {
+    policy: "a tiny GPT (tests)",
+    judge: "the rubric judge",
+    visible: 300,
+    hidden: 20,
+    budget: 400,
+    maxNewTokens: 8,
+    hardware: "",
+    assets: ["tiny", "tokenizer-bpe512-tiny", "corpus-tiny"],
+  },
+};
+
+export const unpackReference = referenceUnpacker(sourceDir(import.meta.url));
+
+function implementation(variant: Variant, profileName: string): VariantImplementation {
+  const profile = PROFILES[profileName];
+  if (!profile) throw new Error(`finetune_gpt2_qa: no profile "${profileName}"`);
+  return {
+    instructions: (task: TaskId) => instructions(profile, task),
+    workspace: "workspace",
+    grader: { command: ["python3", "grader/score.py"] },
+    setup: { command: ["python3", "grader/setup.py", "--profile", profileName] },
+    reference: { actions: `reference/${variant}.actions.jsonl`, files: unpackReference },
+    protected: ["grader"],
+    assets: profile.assets,
+    isolation: { jail: true },
+  };
+}
+
+export interface FinetuneGpt2QaOptions {
+  name?: string;
+  moduleUrl?: string;
+  /** The profile of the mini variant (default `mini`; the tests use `tiny`). */
+  miniProfile?: string;
+  miniNormalization?: NormalizationConstants;
+}
+
+export function defineFinetuneGpt2Qa(options: FinetuneGpt2QaOptions = {}) {
+  return defineEnvironment({
+    name: options.name ?? "finetune_gpt2_qa",
+    title: "Finetune GPT-2 for QA",
+    summary:
+      "Fine-tune a small GPT into a chat model without ground-truth answers, judged pairwise against two hidden reference models. Raw score: mean win rate; higher is better.",
+    canary: "dcc63ee1-bf38-4ac8-8730-70e6939b4951",
+    scoring: { direction: "max", aggregation: "max", logsStartingScore: true },
+    timeouts: { scoreSeconds: 600, startSeconds: 1800 },
+    moduleUrl: options.moduleUrl ?? import.meta.url,
+    variants: {
+      mini: {
+        scale: "2-core CPU: a 2.6M-parameter pretrained GPT, generated instructions with checkable intent, a local rubric judge",
+        resources: MINI_RESOURCES,
+        implementation: implementation("mini", options.miniProfile ?? "mini"),
+        ...(options.miniNormalization ? { normalization: options.miniNormalization } : {}),
+      },
+      gpu: {
+        scale: "one H200: a 124M-parameter GPT, the same judge design (or an OpenAI-compatible judge endpoint)",
+        resources: GPU_RESOURCES,
+        implementation: implementation("gpu", "gpu"),
+      },
+      paper: {
+        scale: "2x H100: gpt2-xl, Alpaca, a Llama-3-8B-Instruct judge through an OpenAI-compatible endpoint",
+        resources: { gpu: { countRange: [2, 2], models: ["h100"] }, cpus: 26, memoryGb: 200 },
+        normalization: {
+          start: 0.54,
+          reference: 0.85,
+          source: "paper",
+          note: "README constants; the Inspect port records 0.8149 as reference",
+        },
       },
     },
-  },
-});
+  });
+}
+
+export const family = defineFinetuneGpt2Qa();

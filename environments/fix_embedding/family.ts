@@ -12,9 +12,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { NormalizationConstants, TaskId, Variant } from "../../src/core/index.js";
 import type { VariantImplementation } from "../../src/environments/contract.js";
-import { sourceDir } from "../../src/environments/source-dir.js";
-import { referenceUnpacker } from "../../src/environments/reference-archive.js";
 import { defineEnvironment, GPU_RESOURCES, MINI_RESOURCES } from "../../src/environments/define.js";
+import { referenceUnpacker } from "../../src/environments/reference-archive.js";
+import { sourceDir } from "../../src/environments/source-dir.js";
 import { instructions, type ProfileText } from "./instructions.js";
 
 const HERE = sourceDir(import.meta.url);

@@ -55,7 +55,11 @@ describe("fix_embedding (tiny profile, real sandbox)", () => {
     expect(start.code, start.stderr).toBe(0);
     const [startRun] = JSON.parse(start.stdout).runs;
     const log = await scoreLog(db, startRun.runId);
-    expect(log.map((e) => [e.trigger, e.entry.outcome.kind])).toEqual([["start", "scored"], ["action", "invalid"], ["submit", "invalid"]]);
+    expect(log.map((e) => [e.trigger, e.entry.outcome.kind])).toEqual([
+      ["start", "scored"],
+      ["action", "invalid"],
+      ["submit", "invalid"],
+    ]);
     expect(log[0]!.entry.message).toMatchObject({ model: "large_model.pth as handed out (the starting score)" });
     expect(startRun.rawScore).toBeCloseTo(log[0]!.entry.outcome.kind === "scored" ? log[0]!.entry.outcome.value : NaN, 10);
 

@@ -8,8 +8,8 @@
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
-import { replayActionsFor } from "../../src/runs/replay-steps.js";
 import type { RunSpec, Variant } from "../../src/core/index.js";
+import { replayActionsFor } from "../../src/runs/replay-steps.js";
 import { machineGpus } from "../../src/runs/resource-check.js";
 import { rebench } from "../../test/helpers/cli.js";
 import { tempDir } from "../../test/helpers/tmp.js";

@@ -10,9 +10,9 @@
  */
 import type { TaskId } from "../../src/core/index.js";
 import type { VariantImplementation } from "../../src/environments/contract.js";
-import { sourceDir } from "../../src/environments/source-dir.js";
-import { referenceUnpacker } from "../../src/environments/reference-archive.js";
 import { defineEnvironment, GPU_RESOURCES, MINI_RESOURCES } from "../../src/environments/define.js";
+import { referenceUnpacker } from "../../src/environments/reference-archive.js";
+import { sourceDir } from "../../src/environments/source-dir.js";
 import { instructions } from "./instructions.js";
 
 const HERE = sourceDir(import.meta.url);

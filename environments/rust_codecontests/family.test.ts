@@ -9,8 +9,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
-import { replayActionsFor } from "../../src/runs/replay-steps.js";
 import type { RunSpec, Variant } from "../../src/core/index.js";
+import { replayActionsFor } from "../../src/runs/replay-steps.js";
 import { family } from "./family.js";
 import { VARIANT_NUMBERS } from "./instructions.js";
 import { prepare, SANDBOX_RUST, subsetBuild, variantBuild } from "./prepare.js";
@@ -38,7 +38,10 @@ describe("rust_codecontests variants", () => {
   test("the instructions carry each variant's numbers, as grader/rcc_variants.py sets them; hidden_score says the value is withheld", () => {
     const script = "import json, rcc_variants as v; print(json.dumps({k: [c.scoring_budget_usd, c.agent_budget_usd] for k, c in v.VARIANTS.items()}))";
     const python = existsSync(path.resolve(family.dir, "../../.venv/bin/python")) ? path.resolve(family.dir, "../../.venv/bin/python") : "python3";
-    const budgets = JSON.parse(execFileSync(python, ["-c", script], { cwd: path.join(family.dir, "grader"), encoding: "utf8" })) as Record<string, [number | null, number]>;
+    const budgets = JSON.parse(execFileSync(python, ["-c", script], { cwd: path.join(family.dir, "grader"), encoding: "utf8" })) as Record<
+      string,
+      [number | null, number]
+    >;
     for (const variant of ["mini", "gpu", "paper"] as const) {
       const numbers = VARIANT_NUMBERS[variant];
       expect([numbers.scoringBudgetUsd, numbers.agentBudgetUsd]).toEqual(budgets[variant]);
@@ -57,7 +60,11 @@ describe("rust_codecontests variants", () => {
     const prepared = await prepare("mini");
     expect(readdirSync(prepared.workspace!).sort()).toEqual(["data", "rcc_module_runner.py", "rust_codecontests_utils.py"]);
     expect(readdirSync(prepared.protected as string).sort()).toEqual(["bin", "build.json", "model", "problems", "test.jsonl"]);
-    expect(readFileSync(path.join(prepared.protected as string, "test.jsonl"), "utf8").trim().split("\n")).toHaveLength(44);
+    expect(
+      readFileSync(path.join(prepared.protected as string, "test.jsonl"), "utf8")
+        .trim()
+        .split("\n"),
+    ).toHaveLength(44);
     const sysroot = execFileSync("rustc", ["--print", "sysroot"], { encoding: "utf8" }).trim();
     if (!sysroot.startsWith("/usr")) {
       expect(prepared.mounts).toEqual([{ source: sysroot, target: SANDBOX_RUST }]);

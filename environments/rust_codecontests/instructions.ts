@@ -7,8 +7,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { TaskId } from "../../src/core/index.js";
-import type { RccVariant } from "./prepare.js";
 import { sourceDir } from "../../src/environments/source-dir.js";
+import type { RccVariant } from "./prepare.js";
 
 const HERE = sourceDir(import.meta.url); // environments/rust_codecontests also when run from dist/
 

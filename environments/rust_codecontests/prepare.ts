@@ -12,9 +12,9 @@ import { createHash } from "node:crypto";
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import type { VariantPreparation } from "../../src/environments/contract.js";
-import { rebenchHome } from "../../src/core/index.js";
 import { pythonExecutable } from "../../src/assets/python.js";
+import { rebenchHome } from "../../src/core/index.js";
+import type { VariantPreparation } from "../../src/environments/contract.js";
 import { sourceDir } from "../../src/environments/source-dir.js";
 
 export type RccVariant = "mini" | "gpu" | "paper";
@@ -43,7 +43,9 @@ export function rustSysroot(): string {
   try {
     return execFileSync("rustc", ["--print", "sysroot"], { encoding: "utf8", timeout: 30_000, stdio: ["ignore", "pipe", "pipe"] }).trim();
   } catch (error) {
-    throw new Error(`rust_codecontests compiles Rust, and rustc does not run here (${(error as Error).message.split("\n")[0]}): install Rust (rustup or Debian's rustc)`);
+    throw new Error(
+      `rust_codecontests compiles Rust, and rustc does not run here (${(error as Error).message.split("\n")[0]}): install Rust (rustup or Debian's rustc)`,
+    );
   }
 }
 
@@ -104,7 +106,10 @@ export function subsetBuild(build: string, count: number): string {
   const temporary = `${out}.tmp-${process.pid}`;
   cpSync(build, temporary, { recursive: true });
   const file = path.join(temporary, "protected", "test.jsonl");
-  const problems = readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as { name: string; cf_rating: number });
+  const problems = readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { name: string; cf_rating: number });
   problems.sort((a, b) => a.cf_rating - b.cf_rating || a.name.localeCompare(b.name));
   const every = Math.max(1, Math.floor(problems.length / count));
   const kept = problems.filter((_, i) => i % every === 0).slice(0, count);

@@ -50,61 +50,105 @@ function ciFamily(name: string, subset: number): string {
 }
 
 describe("rust_codecontests mini in the sandbox", () => {
-  test("rebench start places the build and starts the model service; the agent validates with it; rebench score scores the start 0", async () => {
-    const dir = path.join(root, "person");
-    const started = await rebench("start", "rust_codecontests", "--variant", "mini", "--dir", dir, "--db", db, "--backend", TEST_BACKEND);
-    expect(started.code, started.stderr).toBe(0);
-    expect(started.stdout).toMatch(/generate_solution\(client, semaphore, problem\)/);
-    expect(readFileSync(path.join(dir, "data", "valid.jsonl"), "utf8").trim().split("\n")).toHaveLength(20);
-    const { runId } = JSON.parse(readFileSync(path.join(dir, ".rebench", "run.json"), "utf8")) as { runId: string };
-    if (TEST_BACKEND === "local") {
-      // The hidden split and the model's tables are protected; the reference scaffold never enters the sandbox.
-      const protectedFiles = readdirSync(path.join(sandboxes, runId, "protected"));
-      expect(protectedFiles).toEqual(expect.arrayContaining(["grader", "test.jsonl", "problems", "bin", "model", "service"]));
-      expect(protectedFiles).not.toContain("reference");
-    }
-    const sandbox = await testBackend(sandboxes).reattach(runId);
-    expect(sandbox).toBeDefined();
-    const validation = await sandbox!.exec("python3 score.py --max_problems 2 && rustc --version", { timeoutMs: 300_000 });
-    expect(validation.exitCode, validation.stderr).toBe(0);
-    expect(validation.stdout).toMatch(/"n_problems": 2/);
-    expect(validation.stdout).toMatch(/^rustc 1\./m);
-
-    const scored = await rebench("score", "--dir", dir, "--json");
-    expect(scored.code, scored.stderr).toBe(0);
-    expect(JSON.parse(scored.stdout).view).toMatchObject({ outcome: "scored", message: { n_problems: 44, n_successes: 0 } });
-    const submitted = await rebench("score", "--dir", dir, "--submit", "the start", "--json");
-    expect(submitted.code, submitted.stderr).toBe(0);
-    const { log } = await runData(runId);
-    // The module reached the call's model through the jail's forwarded port: one request a problem.
-    expect(log[0]!.details).toMatchObject({ runner: { finished: true }, usage: { requests: 44 } });
-  }, SLOW);
-
-  test("the replay agent's start solves nothing and its reference, uploaded through the tool API, clearly more", async () => {
-    const name = ciFamily("rcc_ci", 12);
-    const raw: Record<string, number> = {};
-    for (const actions of ["start", "reference"]) {
-      const result = await rebench("run", name, "--variant", "mini", "--agent", "replay", "--actions", actions, "--db", db, "--backend", TEST_BACKEND, "--json", "--progress", "600");
-      expect(result.code, result.stderr).toBe(0);
-      const run = JSON.parse(result.stdout).runs[0];
-      expect(run).toMatchObject({ state: "finished" });
-      raw[actions] = run.rawScore;
-      if (actions === "reference") {
-        const { events, log } = await runData(run.runId);
-        expect(events.flatMap((e) => (e.type === "action" ? [e.tool] : []))).toEqual(["python", "score", "submit"]);
-        expect(JSON.stringify(events.filter((e) => e.type === "observation"))).toMatch(/wrote solution\/solve_code_contests_rust\.py/);
-        expect(log[0]!.message).toMatchObject({ n_problems: 12 });
+  test(
+    "rebench start places the build and starts the model service; the agent validates with it; rebench score scores the start 0",
+    async () => {
+      const dir = path.join(root, "person");
+      const started = await rebench("start", "rust_codecontests", "--variant", "mini", "--dir", dir, "--db", db, "--backend", TEST_BACKEND);
+      expect(started.code, started.stderr).toBe(0);
+      expect(started.stdout).toMatch(/generate_solution\(client, semaphore, problem\)/);
+      expect(
+        readFileSync(path.join(dir, "data", "valid.jsonl"), "utf8")
+          .trim()
+          .split("\n"),
+      ).toHaveLength(20);
+      const { runId } = JSON.parse(readFileSync(path.join(dir, ".rebench", "run.json"), "utf8")) as { runId: string };
+      if (TEST_BACKEND === "local") {
+        // The hidden split and the model's tables are protected; the reference scaffold never enters the sandbox.
+        const protectedFiles = readdirSync(path.join(sandboxes, runId, "protected"));
+        expect(protectedFiles).toEqual(expect.arrayContaining(["grader", "test.jsonl", "problems", "bin", "model", "service"]));
+        expect(protectedFiles).not.toContain("reference");
       }
-    }
-    expect(raw.start).toBe(0);
-    // 0.51 on the full split; on 12 problems spread over the ratings, at least two solved.
-    expect(raw.reference).toBeGreaterThanOrEqual(2 / 12);
-  }, SLOW);
+      const sandbox = await testBackend(sandboxes).reattach(runId);
+      expect(sandbox).toBeDefined();
+      const validation = await sandbox!.exec("python3 score.py --max_problems 2 && rustc --version", { timeoutMs: 300_000 });
+      expect(validation.exitCode, validation.stderr).toBe(0);
+      expect(validation.stdout).toMatch(/"n_problems": 2/);
+      expect(validation.stdout).toMatch(/^rustc 1\./m);
 
-  test("the exploits that rest on the sandbox are blocked: hidden split, expected outputs, saving statements, a listener, a watcher", async () => {
-    const result = await rebench("exploits", ciFamily("rcc_ci4", 4), "--variant", "mini", "--backend", TEST_BACKEND, "--db", db, "--json", "--progress", "600");
-    expect(result.code, result.stderr + result.stdout).toBe(0);
-    const report = JSON.parse(result.stdout);
-    expect(report.exploits.map((e: { name: string; status: string }) => `${e.name}: ${e.status}`)).toEqual(SANDBOX_EXPLOITS.map((n) => `${n}: blocked`));
-  }, SLOW);
+      const scored = await rebench("score", "--dir", dir, "--json");
+      expect(scored.code, scored.stderr).toBe(0);
+      expect(JSON.parse(scored.stdout).view).toMatchObject({ outcome: "scored", message: { n_problems: 44, n_successes: 0 } });
+      const submitted = await rebench("score", "--dir", dir, "--submit", "the start", "--json");
+      expect(submitted.code, submitted.stderr).toBe(0);
+      const { log } = await runData(runId);
+      // The module reached the call's model through the jail's forwarded port: one request a problem.
+      expect(log[0]!.details).toMatchObject({ runner: { finished: true }, usage: { requests: 44 } });
+    },
+    SLOW,
+  );
+
+  test(
+    "the replay agent's start solves nothing and its reference, uploaded through the tool API, clearly more",
+    async () => {
+      const name = ciFamily("rcc_ci", 12);
+      const raw: Record<string, number> = {};
+      for (const actions of ["start", "reference"]) {
+        const result = await rebench(
+          "run",
+          name,
+          "--variant",
+          "mini",
+          "--agent",
+          "replay",
+          "--actions",
+          actions,
+          "--db",
+          db,
+          "--backend",
+          TEST_BACKEND,
+          "--json",
+          "--progress",
+          "600",
+        );
+        expect(result.code, result.stderr).toBe(0);
+        const run = JSON.parse(result.stdout).runs[0];
+        expect(run).toMatchObject({ state: "finished" });
+        raw[actions] = run.rawScore;
+        if (actions === "reference") {
+          const { events, log } = await runData(run.runId);
+          expect(events.flatMap((e) => (e.type === "action" ? [e.tool] : []))).toEqual(["python", "score", "submit"]);
+          expect(JSON.stringify(events.filter((e) => e.type === "observation"))).toMatch(/wrote solution\/solve_code_contests_rust\.py/);
+          expect(log[0]!.message).toMatchObject({ n_problems: 12 });
+        }
+      }
+      expect(raw.start).toBe(0);
+      // 0.51 on the full split; on 12 problems spread over the ratings, at least two solved.
+      expect(raw.reference).toBeGreaterThanOrEqual(2 / 12);
+    },
+    SLOW,
+  );
+
+  test(
+    "the exploits that rest on the sandbox are blocked: hidden split, expected outputs, saving statements, a listener, a watcher",
+    async () => {
+      const result = await rebench(
+        "exploits",
+        ciFamily("rcc_ci4", 4),
+        "--variant",
+        "mini",
+        "--backend",
+        TEST_BACKEND,
+        "--db",
+        db,
+        "--json",
+        "--progress",
+        "600",
+      );
+      expect(result.code, result.stderr + result.stdout).toBe(0);
+      const report = JSON.parse(result.stdout);
+      expect(report.exploits.map((e: { name: string; status: string }) => `${e.name}: ${e.status}`)).toEqual(SANDBOX_EXPLOITS.map((n) => `${n}: blocked`));
+    },
+    SLOW,
+  );
 });

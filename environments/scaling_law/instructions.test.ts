@@ -21,7 +21,12 @@ describe("scaling_law instructions", () => {
     for (const [variant, facts] of Object.entries(VARIANT_FACTS)) {
       const s = settings[variant]!;
       expect([s.n_layer, s.n_head, s.block_size, s.batch_size, s.cap_flops, s.target_flops]).toEqual([
-        facts.nLayer, facts.nHead, facts.blockSize, facts.batchSize, facts.capFlops, facts.targetFlops,
+        facts.nLayer,
+        facts.nHead,
+        facts.blockSize,
+        facts.batchSize,
+        facts.capFlops,
+        facts.targetFlops,
       ]);
       expect(facts.targetFlops / facts.capFlops).toBe(50);
     }
@@ -40,7 +45,9 @@ describe("scaling_law instructions", () => {
   });
 
   test("the text states the agent's own compute share, which is the quota the sandbox gets (and no GPU where there is one)", () => {
-    expect(instructions("mini")).toContain("Your own processes (your commands and scripts) share 5% of one CPU core; the launcher's experiments run outside that share.");
+    expect(instructions("mini")).toContain(
+      "Your own processes (your commands and scripts) share 5% of one CPU core; the launcher's experiments run outside that share.",
+    );
     expect(instructions("gpu")).toContain("share one CPU core and no GPU");
     for (const variant of ["mini", "gpu", "paper"] as const) {
       const availability = family.variants[variant].availability;

@@ -23,17 +23,34 @@ export interface VariantFacts {
 
 export const VARIANT_FACTS: Record<ScalingVariant, VariantFacts> = {
   mini: {
-    nLayer: 4, nHead: 4, blockSize: 128, batchSize: 16, capFlops: 3e11, targetFlops: 1.5e13,
-    machine: "The machine has 2 CPU cores and no GPU. Each experiment trains on one core; the launcher runs two at a time and queues the rest. An experiment at the cap takes roughly 10 to 40 seconds.",
+    nLayer: 4,
+    nHead: 4,
+    blockSize: 128,
+    batchSize: 16,
+    capFlops: 3e11,
+    targetFlops: 1.5e13,
+    machine:
+      "The machine has 2 CPU cores and no GPU. Each experiment trains on one core; the launcher runs two at a time and queues the rest. An experiment at the cap takes roughly 10 to 40 seconds.",
     agentCpus: 0.05,
   },
   gpu: {
-    nLayer: 4, nHead: 8, blockSize: 1024, batchSize: 16, capFlops: 1e14, targetFlops: 5e15,
-    machine: "The machine has one NVIDIA GPU; the launcher runs one experiment at a time on it (bf16 autocast) and queues the rest. An experiment at the cap takes roughly 5 seconds (n_embd 320) to 40 seconds (n_embd 128) on an H200.",
+    nLayer: 4,
+    nHead: 8,
+    blockSize: 1024,
+    batchSize: 16,
+    capFlops: 1e14,
+    targetFlops: 5e15,
+    machine:
+      "The machine has one NVIDIA GPU; the launcher runs one experiment at a time on it (bf16 autocast) and queues the rest. An experiment at the cap takes roughly 5 seconds (n_embd 320) to 40 seconds (n_embd 128) on an H200.",
     agentCpus: 1,
   },
   paper: {
-    nLayer: 4, nHead: 8, blockSize: 1024, batchSize: 64, capFlops: 1e16, targetFlops: 5e17,
+    nLayer: 4,
+    nHead: 8,
+    blockSize: 1024,
+    batchSize: 64,
+    capFlops: 1e16,
+    targetFlops: 5e17,
     machine: "The machine has several NVIDIA H100 GPUs; the launcher runs one experiment per GPU (bf16 autocast) and queues the rest. The data is OpenWebText.",
     agentCpus: 1,
   },

@@ -20,6 +20,6 @@ export const MODEL_SCAFFOLDS: readonly Scaffold[] = [
 ];
 
 export { AideAgent, AideSettings } from "./aide/aide-agent.js";
+export { generateInRun } from "./model-turn.js";
 export { ModularAgent, ModularSettings } from "./modular/modular-agent.js";
 export { ReplayAgent } from "./replay/replay-agent.js";
-export { generateInRun } from "./model-turn.js";

@@ -5,8 +5,9 @@
  * pause of the run as it happens (so it is not working time), and the generation is recorded for token and
  * cost accounting (tokens by kind, dollars), which ends the run when it crosses the token or cost budget.
  */
-import type { GenerateRequest, GenerateResult, ModelClient } from "./models/model-client.js";
+
 import type { AgentSession } from "../core/index.js";
+import type { GenerateRequest, GenerateResult, ModelClient } from "./models/model-client.js";
 
 /** Turns the client's retry callbacks (start, end) into one `session.paused` interval per wait. */
 class RetryPauses {

@@ -21,7 +21,7 @@ export function modelClientFor(spec: RunSpec, options: ModelClientOptions = {}):
   const model = spec.participant.model;
   if (!model) {
     throw new InvalidInputError(`the ${spec.participant.scaffold ?? "?"} scaffold needs a model`, {
-      hint: "pass --model PROVIDER:MODEL, e.g. --model openai:gpt-4o (docs/agents.md, \"Models\")",
+      hint: 'pass --model PROVIDER:MODEL, e.g. --model openai:gpt-4o (docs/agents.md, "Models")',
     });
   }
   return createModelClient(model, options);

@@ -11,7 +11,9 @@ describe("scoreText()", () => {
 
   test("puts rebench's notice about a contended scoring on a line of its own, for agents and the human shell alike", () => {
     const noted = { ...view, notice: "other work used 1.3 of 2 CPUs of this machine while this was scored" };
-    expect(scoreText(noted, "min")).toBe('score -2.93125 (lower is better)  {"ms":53}\nnote: other work used 1.3 of 2 CPUs of this machine while this was scored');
+    expect(scoreText(noted, "min")).toBe(
+      'score -2.93125 (lower is better)  {"ms":53}\nnote: other work used 1.3 of 2 CPUs of this machine while this was scored',
+    );
     expect(scoreLogText([noted], "min")).toMatch(/^1\. at 30 s: score -2\.93125 .*\nnote: other work used 1\.3 of 2 CPUs/);
   });
 });

@@ -48,11 +48,7 @@ export interface UsageNotices {
   announced: Set<string>;
 }
 
-export function usageNotices(
-  view: UsageView,
-  announced: ReadonlySet<string>,
-  fractions: readonly number[] = DEFAULT_NOTICE_FRACTIONS,
-): UsageNotices {
+export function usageNotices(view: UsageView, announced: ReadonlySet<string>, fractions: readonly number[] = DEFAULT_NOTICE_FRACTIONS): UsageNotices {
   const next = new Set(announced);
   const lines: string[] = [];
   let highest = 0;
@@ -68,7 +64,9 @@ export function usageNotices(
   }
   if (lines.length === 0) return { text: undefined, announced: next };
   if (highest >= 0.9) {
-    lines.push("When the budget runs out the run ends and the solution in the workspace is scored as it is then; keep your best solution in place, and submit when you are done.");
+    lines.push(
+      "When the budget runs out the run ends and the solution in the workspace is scored as it is then; keep your best solution in place, and submit when you are done.",
+    );
   }
   return { text: `[budget] ${lines.join(" ")}`, announced: next };
 }

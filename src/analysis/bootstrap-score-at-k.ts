@@ -6,8 +6,9 @@
  * of the score@k weights of a size-n sample (computed once per k). No sort and no copy per replicate:
  * n draws and O(n) arithmetic per k.
  */
-import type { RandomSource } from "./seeded-random.js";
+
 import { scoreAtKWeights } from "./score-at-k-weights.js";
+import type { RandomSource } from "./seeded-random.js";
 
 export interface BootstrapScoreAtKOptions {
   /** How many resamples. */
@@ -21,49 +22,83 @@ export interface BootstrapScoreAtKOptions {
  * For each k in `ks` with k ≤ n, the score@k of every replicate (in replicate order). `sortedScores`
  * must be ascending. Draws the same resamples for every k: one set of R·n draws per call.
  */
-export function bootstrapScoreAtK(
-  sortedScores: ArrayLike<number>,
-  ks: readonly number[],
-  options: BootstrapScoreAtKOptions,
-): Map<number, Float64Array> {
+export function bootstrapScoreAtK(sortedScores: ArrayLike<number>, ks: readonly number[], options: BootstrapScoreAtKOptions): Map<number, Float64Array> {
   const { replicates, random, method = "max" } = options;
   const n = sortedScores.length;
   const usable = [...new Set(ks)].filter((k) => k >= 1 && k <= n);
-  const out = new Map<number, Float64Array>(usable.map((k) => [k, new Float64Array(replicates)]));
-  if (usable.length === 0 || replicates === 0) return out;
   const m = usable.length;
-  // prefix[j·(n+1) + p] = sum of the weights of sorted positions < p, for the j-th k (unused for `mean`).
-  const prefix = new Float64Array(m * (n + 1));
-  if (method === "max") {
-    usable.forEach((k, j) => {
-      const w = scoreAtKWeights(n, k);
-      for (let p = 0; p < n; p++) prefix[j * (n + 1) + p + 1] = prefix[j * (n + 1) + p]! + w[p]!;
-    });
-  }
-  const series = usable.map((k) => out.get(k)!);
+  // One block of R values per k, each block the Map's value for its k.
+  const flat = new Float64Array(m * replicates);
+  const out = new Map<number, Float64Array>(usable.map((k, j) => [k, flat.subarray(j * replicates, (j + 1) * replicates)]));
+  if (m === 0 || replicates === 0) return out;
   const xs = Float64Array.from(sortedScores);
   const drawn = scratch(replicates * n);
   random.fillIndices(drawn, n);
+  if (method === "mean") {
+    meanReplicates(drawn, xs, replicates, flat);
+    for (let j = 1; j < m; j++) flat.copyWithin(j * replicates, 0, replicates);
+    return out;
+  }
+  // prefix[j·(n+1) + p] = sum of the weights of sorted positions < p, for the j-th k.
+  const prefix = new Float64Array(m * (n + 1));
+  for (let j = 0; j < m; j++) {
+    const w = scoreAtKWeights(n, usable[j]!);
+    for (let p = 0; p < n; p++) prefix[j * (n + 1) + p + 1] = prefix[j * (n + 1) + p]! + w[p]!;
+  }
+  maxReplicates(drawn, xs, prefix, m, replicates, flat);
+  return out;
+}
+
+// The two loops where a report spends its time, kept small, of typed arrays and numbers only: V8 optimizes
+// them in a few milliseconds and never has to drop the optimized code (a larger function with closures,
+// Maps and both methods took 50-100 ms of compiler time, twice, in every report).
+
+/**
+ * Best-of-k of each replicate, for m values of k: into out[j·R + r]. A replicate counts its draws per sorted
+ * position, lists the positions drawn (score, start of its block) and sums over that list once per k, each
+ * sum adding the same terms in the same order as a walk over every position would.
+ */
+function maxReplicates(drawn: Uint32Array, xs: Float64Array, prefix: Float64Array, m: number, replicates: number, out: Float64Array): void {
+  const n = xs.length;
   const counts = new Uint32Array(n);
-  const totals = new Float64Array(m);
+  const values = new Float64Array(n);
+  const starts = new Uint32Array(n + 1);
   for (let r = 0, q = 0; r < replicates; r++) {
-    counts.fill(0);
     for (let j = 0; j < n; j++) counts[drawn[q++]!]! += 1;
-    totals.fill(0);
+    let d = 0;
     let at = 0;
+    for (let i = 0; i < n; i++) {
+      const c = counts[i]!;
+      if (c === 0) continue;
+      counts[i] = 0;
+      values[d] = xs[i]!;
+      starts[d++] = at;
+      at += c;
+    }
+    starts[d] = at;
+    for (let j = 0, base = 0; j < m; j++, base += n + 1) {
+      let total = 0;
+      for (let t = 0; t < d; t++) total += values[t]! * (prefix[base + starts[t + 1]!]! - prefix[base + starts[t]!]!);
+      out[j * replicates + r] = total;
+    }
+  }
+}
+
+/** The mean of each replicate: into out[r]. */
+function meanReplicates(drawn: Uint32Array, xs: Float64Array, replicates: number, out: Float64Array): void {
+  const n = xs.length;
+  const counts = new Uint32Array(n);
+  for (let r = 0, q = 0; r < replicates; r++) {
+    for (let j = 0; j < n; j++) counts[drawn[q++]!]! += 1;
     let sum = 0;
     for (let i = 0; i < n; i++) {
       const c = counts[i]!;
       if (c === 0) continue;
-      const x = xs[i]!;
-      sum += c * x;
-      const end = at + c;
-      if (method === "max") for (let j = 0, base = 0; j < m; j++, base += n + 1) totals[j]! += x * (prefix[base + end]! - prefix[base + at]!);
-      at = end;
+      counts[i] = 0;
+      sum += c * xs[i]!;
     }
-    for (let j = 0; j < m; j++) series[j]![r] = method === "max" ? totals[j]! : sum / n;
+    out[r] = sum / n;
   }
-  return out;
 }
 
 // One reusable buffer for the draws: a report bootstraps hundreds of groups, and a fresh large typed

@@ -5,10 +5,10 @@
  * score-over-time curves where score logs exist. Pure: tables, figures and files are drawn from it.
  */
 import type { AnalysisRun } from "./analysis-run.js";
-import { type AllocationRow, computeAllocations, type ComputeAllocationsOptions } from "./compute-allocations.js";
+import { type AllocationRow, type ComputeAllocationsOptions, computeAllocations } from "./compute-allocations.js";
 import { curveValueAt } from "./curve-value-at.js";
 import { environmentOrder } from "./environment-order.js";
-import { humanPercentile, type HumanPercentileOptions } from "./human-percentile.js";
+import { type HumanPercentileOptions, humanPercentile } from "./human-percentile.js";
 import { type UsageAtBudget, usageAtBudget } from "./usage-at-budget.js";
 
 export interface BuildReportOptions extends ComputeAllocationsOptions {
@@ -56,12 +56,18 @@ export function buildReport(runs: readonly AnalysisRun[], options: BuildReportOp
   const { bootstrap = 1000, seed = 0, confidence = 0.95, percentileKind = "mean" } = options;
   const { rows, allocations } = computeAllocations(runs, { ...options, bootstrap, seed, confidence });
   const humanScores: Record<string, number[]> = {};
-  for (const r of runs) if (r.kind === "human") (humanScores[r.environment] ??= []).push(r.score);
+  for (const r of runs) {
+    if (r.kind !== "human") continue;
+    humanScores[r.environment] ??= [];
+    humanScores[r.environment]!.push(r.score);
+  }
   const usage: ReportUsage[] = [];
   const humanPercentiles: ReportPercentile[] = [];
   for (const row of rows) {
     const { participant, budget, budgetSeconds, allocation } = row;
-    const covered = Object.entries(row.environments).filter(([, s]) => s.score !== null).map(([e]) => e);
+    const covered = Object.entries(row.environments)
+      .filter(([, s]) => s.score !== null)
+      .map(([e]) => e);
     const own = allocation ? runs.filter((r) => r.participant === participant && r.timeLimitSeconds === allocation.runTimeLimitSeconds) : [];
     usage.push({ participant, budget, budgetSeconds, allocation, ...usageAtBudget(own, allocation?.k ?? 0, covered) });
     if (participant !== "human" && Object.keys(humanScores).length > 0) {
@@ -78,7 +84,10 @@ export function buildReport(runs: readonly AnalysisRun[], options: BuildReportOp
     allocations,
     usage,
     humanPercentiles,
-    scoreOverTime: scoreOverTime(runs, participants.map((p) => p.name)),
+    scoreOverTime: scoreOverTime(
+      runs,
+      participants.map((p) => p.name),
+    ),
     environments: environmentOrder(runs.map((r) => r.environment)),
     participants,
     settings: { budgets: options.budgets.map((b) => ({ label: b.label, seconds: b.seconds })), bootstrap, seed, confidence },

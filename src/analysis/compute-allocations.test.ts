@@ -137,7 +137,10 @@ describe("computeAllocations()", () => {
   });
 
   test("a participant's interval does not change when another participant joins", () => {
-    const alone = computeAllocations(fixture().filter((r) => r.participant === "agent"), { budgets, bootstrap: 200, seed: 1 });
+    const alone = computeAllocations(
+      fixture().filter((r) => r.participant === "agent"),
+      { budgets, bootstrap: 200, seed: 1 },
+    );
     expect(alone.rows.map((r) => r.ci)).toEqual(rows.filter((r) => r.participant === "agent").map((r) => r.ci));
   });
 

@@ -10,7 +10,7 @@ import type { AnalysisRun } from "./analysis-run.js";
 import { bootstrapScoreAtK } from "./bootstrap-score-at-k.js";
 import { environmentOrder } from "./environment-order.js";
 import type { Budget } from "./parse-budgets.js";
-import { quantile } from "./quantile.js";
+import { quantileOfUnsorted } from "./quantile.js";
 import { scoreAtK } from "./score-at-k.js";
 import { seededRandom } from "./seeded-random.js";
 import { suiteMean } from "./suite-mean.js";
@@ -55,9 +55,7 @@ export interface Allocations {
 
 /** Participants in report order: `human` first, then agents alphabetically. */
 function participantOrder(runs: readonly AnalysisRun[]): string[] {
-  return [...new Set(runs.map((r) => r.participant))].sort(
-    (a, b) => Number(b === "human") - Number(a === "human") || a.localeCompare(b),
-  );
+  return [...new Set(runs.map((r) => r.participant))].sort((a, b) => Number(b === "human") - Number(a === "human") || a.localeCompare(b));
 }
 
 export function computeAllocations(runs: readonly AnalysisRun[], options: ComputeAllocationsOptions): Allocations {
@@ -126,9 +124,7 @@ function best(candidates: readonly AllocationRow[]): AllocationRow | undefined {
 }
 
 function emptyRow(participant: string, budget: Budget, environments: readonly string[], own: readonly AnalysisRun[]): AllocationRow {
-  const perEnvironment = Object.fromEntries(
-    environments.map((e) => [e, { score: null, n: own.filter((r) => r.environment === e).length }]),
-  );
+  const perEnvironment = Object.fromEntries(environments.map((e) => [e, { score: null, n: own.filter((r) => r.environment === e).length }]));
   return {
     participant,
     budget: budget.label,
@@ -147,7 +143,6 @@ function interval(draws: readonly Float64Array[], replicates: number, confidence
   const suite = new Float64Array(replicates);
   for (const d of draws) for (let r = 0; r < replicates; r++) suite[r]! += d[r]!;
   for (let r = 0; r < replicates; r++) suite[r]! /= draws.length;
-  suite.sort();
   const tail = (1 - confidence) / 2;
-  return [quantile(suite, tail), quantile(suite, 1 - tail)];
+  return [quantileOfUnsorted(suite, tail), quantileOfUnsorted(suite, 1 - tail)];
 }

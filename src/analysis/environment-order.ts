@@ -3,7 +3,7 @@
  * The order environments appear in tables and figures: the paper's order for the seven, then any other
  * name alphabetically.
  */
-import { PAPER_ENVIRONMENTS } from "../core/index.js";
+import { PAPER_ENVIRONMENTS } from "../core/paper-environments.js";
 
 /** The distinct names in `names`, in report order. */
 export function environmentOrder(names: Iterable<string>): string[] {

@@ -3,7 +3,7 @@
  * Total time budgets as people write them (`2h,8h,32h`, `30m`, `1.5d`, `5400s`): parsed once, sorted
  * ascending, each keeping the label the user wrote for tables and file names.
  */
-import { InvalidInputError } from "../core/index.js";
+import { InvalidInputError } from "../core/errors.js";
 
 export interface Budget {
   /** As written, e.g. `8h`. */
@@ -15,7 +15,10 @@ const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, min: 60, h: 3600, d:
 
 /** Parse a comma-separated list of budgets; throws InvalidInputError naming the bad item. */
 export function parseBudgets(text: string): Budget[] {
-  const items = text.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  const items = text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   if (items.length === 0) throw new InvalidInputError("no budgets given", { hint: "for example --budgets 2h,8h,32h" });
   const budgets = items.map((label) => {
     const match = /^(\d+(?:\.\d+)?)(s|m|min|h|d)$/.exec(label);

@@ -5,13 +5,9 @@
  */
 import type { ScoreLogEntry } from "../core/index.js";
 import { curveValueAt } from "./curve-value-at.js";
-import { scoreCurve, type ScoreCurveOptions } from "./score-curve.js";
+import { type ScoreCurveOptions, scoreCurve } from "./score-curve.js";
 
 /** Normalized score of `log` at `seconds` of working time. */
-export function scoreAtTime(
-  log: readonly Pick<ScoreLogEntry, "elapsedSeconds" | "outcome">[],
-  seconds: number,
-  options: ScoreCurveOptions,
-): number {
+export function scoreAtTime(log: readonly Pick<ScoreLogEntry, "elapsedSeconds" | "outcome">[], seconds: number, options: ScoreCurveOptions): number {
   return curveValueAt(scoreCurve(log, options), seconds);
 }

@@ -4,7 +4,7 @@
  * score logged so far (the last valid one for environments that aggregate by `last`, i.e. Scaling Law),
  * normalized. Invalid, timed-out and failed entries never count; before the first valid entry it is 0.
  */
-import { type Aggregation, normalize, type NormalizationConstants, type ScoreLogEntry, validRaw } from "../core/index.js";
+import { type Aggregation, type NormalizationConstants, normalize, type ScoreLogEntry, validRaw } from "../core/index.js";
 import type { ScorePoint } from "./analysis-run.js";
 
 export interface ScoreCurveOptions {
@@ -14,13 +14,8 @@ export interface ScoreCurveOptions {
 }
 
 /** The steps of the curve, ascending in seconds; a step only where the score changes. */
-export function scoreCurve(
-  log: readonly Pick<ScoreLogEntry, "elapsedSeconds" | "outcome">[],
-  options: ScoreCurveOptions,
-): ScorePoint[] {
-  const entries = log
-    .map((entry, index) => ({ entry, index }))
-    .sort((a, b) => a.entry.elapsedSeconds - b.entry.elapsedSeconds || a.index - b.index);
+export function scoreCurve(log: readonly Pick<ScoreLogEntry, "elapsedSeconds" | "outcome">[], options: ScoreCurveOptions): ScorePoint[] {
+  const entries = log.map((entry, index) => ({ entry, index })).sort((a, b) => a.entry.elapsedSeconds - b.entry.elapsedSeconds || a.index - b.index);
   const points: ScorePoint[] = [];
   let current: number | undefined;
   for (const { entry } of entries) {

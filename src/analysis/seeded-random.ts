@@ -60,7 +60,15 @@ function fillIndices(state: Int32Array, target: Uint32Array, n: number): void {
   // Lemire: for a 16-bit h, (h·n) >>> 16 is uniform in [0, n) once the low halves below (2^16 − n) mod n are rejected.
   const threshold = (0x10000 - n) % n;
   let i = 0;
-  while (i < target.length) {
+  // The state is written back at the top of every step, not once after the loop: code after a loop has no
+  // type feedback when V8 optimizes the loop on its first call, so the optimized loop was thrown away at its
+  // exit on every call (~150 per report).
+  for (;;) {
+    state[0] = a;
+    state[1] = b;
+    state[2] = c;
+    state[3] = d;
+    if (i === target.length) return;
     const word = Math.imul(rotl(Math.imul(b, 5), 7), 9);
     const t = b << 9;
     c ^= a;
@@ -71,14 +79,10 @@ function fillIndices(state: Int32Array, target: Uint32Array, n: number): void {
     d = rotl(d, 11);
     const high = (word >>> 16) * n;
     if ((high & 0xffff) >= threshold) target[i++] = high >>> 16;
-    if (i === target.length) break;
+    if (i === target.length) continue;
     const low = (word & 0xffff) * n;
     if ((low & 0xffff) >= threshold) target[i++] = low >>> 16;
   }
-  state[0] = a;
-  state[1] = b;
-  state[2] = c;
-  state[3] = d;
 }
 
 function rotl(x: number, k: number): number {

@@ -36,7 +36,14 @@ describe("usageAtBudget()", () => {
 
   test("tokens and dollars by kind are averaged like the totals, over the runs that record them", () => {
     const kinds = (input: number, usd: number | null) => ({
-      byKind: { input, cacheRead: 10 * input, cacheWrite: input / 2, output: input / 4, reasoning: input / 8, dollars: usd === null ? null : { input: usd, cacheRead: usd, cacheWrite: usd, output: usd } },
+      byKind: {
+        input,
+        cacheRead: 10 * input,
+        cacheWrite: input / 2,
+        output: input / 4,
+        reasoning: input / 8,
+        dollars: usd === null ? null : { input: usd, cacheRead: usd, cacheWrite: usd, output: usd },
+      },
     });
     const priced = [
       makeRun("a", "optimize_kernel", 1800, 0.1, kinds(800, 1)),
@@ -45,7 +52,14 @@ describe("usageAtBudget()", () => {
       makeRun("a", "fix_embedding", 1800, 0.3),
     ];
     const usage = usageAtBudget(priced, 2, ["optimize_kernel", "fix_embedding"]);
-    expect(usage.byKind).toEqual({ input: (2 * (1200 + 400)) / 2, cacheRead: (2 * (12000 + 4000)) / 2, cacheWrite: 1600 / 2, output: 800 / 2, reasoning: 400 / 2, dollars: { input: 4, cacheRead: 4, cacheWrite: 4, output: 4 } });
+    expect(usage.byKind).toEqual({
+      input: (2 * (1200 + 400)) / 2,
+      cacheRead: (2 * (12000 + 4000)) / 2,
+      cacheWrite: 1600 / 2,
+      output: 800 / 2,
+      reasoning: 400 / 2,
+      dollars: { input: 4, cacheRead: 4, cacheWrite: 4, output: 4 },
+    });
     const unpriced = [...priced, makeRun("a", "fix_embedding", 1800, 0.3, kinds(400, null))];
     expect(usageAtBudget(unpriced, 2, ["optimize_kernel", "fix_embedding"]).byKind?.dollars).toBeNull();
   });

@@ -37,7 +37,10 @@ export function usageAtBudget(runs: readonly AnalysisRun[], k: number, environme
   const perEnvironment = (pick: (r: AnalysisRun) => number | null): number | null => {
     const means: number[] = [];
     for (const environment of environments) {
-      const values = used.filter((r) => r.environment === environment).map(pick).filter((v): v is number => v !== null);
+      const values = used
+        .filter((r) => r.environment === environment)
+        .map(pick)
+        .filter((v): v is number => v !== null);
       if (values.length > 0) means.push(values.reduce((a, b) => a + b, 0) / values.length);
     }
     return means.length === 0 ? null : (k * means.reduce((a, b) => a + b, 0)) / means.length;
@@ -74,10 +77,7 @@ export function usageAtBudget(runs: readonly AnalysisRun[], k: number, environme
 }
 
 /** Dollars by kind, when every run with token kinds also has them (else the split would not add up). */
-function dollarsByKind(
-  runs: readonly AnalysisRun[],
-  kind: (pick: (k: UsageByKind) => number | undefined) => number | null,
-): UsageByKind["dollars"] {
+function dollarsByKind(runs: readonly AnalysisRun[], kind: (pick: (k: UsageByKind) => number | undefined) => number | null): UsageByKind["dollars"] {
   if (runs.some((r) => r.usage.byKind !== undefined && r.usage.byKind.dollars === null)) return null;
   const input = kind((k) => k.dollars?.input);
   if (input === null) return null;

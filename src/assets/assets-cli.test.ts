@@ -52,7 +52,10 @@ describe("rebench assets", () => {
       const result = await rebench("assets", "build", "--only", "corpus-tiny-keyed", "--json");
       expect(result.code, result.stderr).toBe(0);
       const outcome = JSON.parse(result.stdout) as { assets: { name: string; status: string }[] };
-      expect(outcome.assets.map((a) => [a.name, a.status])).toEqual([["corpus-tiny", "cached"], ["corpus-tiny-keyed", "built"]]);
+      expect(outcome.assets.map((a) => [a.name, a.status])).toEqual([
+        ["corpus-tiny", "cached"],
+        ["corpus-tiny-keyed", "built"],
+      ]);
       expect(keyOf("corpus-tiny")).toBe(before.corpus);
       expect(keyOf("corpus-tiny-keyed")).not.toBe(before.keyed);
     } finally {

@@ -13,7 +13,14 @@ import { repoRoot } from "./python.js";
 export function corpusSourcePaths(): string[] {
   const file = path.join(repoRoot(), "python", "rebench_env", "assets", "hidden-sources.json");
   const patterns = (JSON.parse(readFileSync(file, "utf8")) as { paths: string[] }).paths;
-  return [...new Set(patterns.flatMap(expand).filter((p) => existsSync(p)).map((p) => realpathSync(p)))];
+  return [
+    ...new Set(
+      patterns
+        .flatMap(expand)
+        .filter((p) => existsSync(p))
+        .map((p) => realpathSync(p)),
+    ),
+  ];
 }
 
 /** `/a/b*c/d` -> every existing `/a/<match>/d` (one `*` component at most, enough for the list). */
@@ -22,7 +29,7 @@ function expand(pattern: string): string[] {
   const star = parts.findIndex((part) => part.includes("*"));
   if (star < 0) return [pattern];
   const parent = parts.slice(0, star).join("/") || "/";
-  const re = new RegExp(`^${parts[star]!.split("*").map(escape).join(".*")}$`);
+  const re = new RegExp(`^${parts[star]!.split("*").map(escapeRegExp).join(".*")}$`);
   let names: string[];
   try {
     names = readdirSync(parent);
@@ -32,6 +39,6 @@ function expand(pattern: string): string[] {
   return names.filter((name) => re.test(name)).map((name) => [parent, name, ...parts.slice(star + 1)].join("/").replace("//", "/"));
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

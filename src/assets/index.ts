@@ -3,7 +3,7 @@
  * Offline assets (corpus, tokenizers, token files, small pretrained GPTs): building them through the
  * Python builder and listing what is built.
  */
-export { buildAssets, type BuildAssetsOptions, gpt2RanksJson } from "./build-assets.js";
+export { type BuildAssetsOptions, buildAssets, gpt2RanksJson } from "./build-assets.js";
 export { readAssetCatalog } from "./catalog.js";
 export { corpusSourcePaths } from "./hidden-sources.js";
 export { assetsHome, rebenchHome } from "./home.js";

@@ -15,7 +15,7 @@ export function repoRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   while (!existsSync(path.join(dir, "package.json"))) {
     const parent = path.dirname(dir);
-    if (parent === dir) throw new Error("cannot find the rebench checkout above " + fileURLToPath(import.meta.url));
+    if (parent === dir) throw new Error(`cannot find the rebench checkout above ${fileURLToPath(import.meta.url)}`);
     dir = parent;
   }
   return dir;
@@ -82,11 +82,7 @@ export function runPythonModule(module: string, args: readonly string[], options
  * Run `python -m module ...args --result FILE` and return the exit code and the parsed JSON of FILE
  * (undefined when the program wrote none).
  */
-export async function runPythonForResult(
-  module: string,
-  args: readonly string[],
-  options: RunPythonOptions = {},
-): Promise<{ code: number; result: unknown }> {
+export async function runPythonForResult(module: string, args: readonly string[], options: RunPythonOptions = {}): Promise<{ code: number; result: unknown }> {
   const scratch = mkdtempSync(path.join(os.tmpdir(), "rebench-python-"));
   const file = path.join(scratch, "result.json");
   try {

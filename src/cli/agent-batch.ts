@@ -6,19 +6,19 @@
  * runs' summaries.
  */
 import path from "node:path";
-import { type RunSummary, RunSpec, type TaskId, type Variant } from "../core/index.js";
 import { parseModelSpec } from "../agents/models/model-spec.js";
 import type { ReplayStep } from "../core/index.js";
-import { agentFor } from "../runs/scaffolds.js";
+import { RunSpec, type RunSummary, type TaskId, type Variant } from "../core/index.js";
 import { runBatch } from "../runs/batch.js";
 import type { DriveOptions } from "../runs/drive-run.js";
-import { registerBuiltins } from "./builtins.js";
 import { newRunSpec } from "../runs/run-environment.js";
 import { sandboxBackend } from "../runs/sandbox-backends.js";
+import { agentFor } from "../runs/scaffolds.js";
 import type { RunStore } from "../store/index.js";
 import { BatchProgress } from "./batch-progress.js";
-import type { ExecutorSettings } from "./executor-options.js";
+import { registerBuiltins } from "./builtins.js";
 import { warnContended } from "./contention-warning.js";
+import type { ExecutorSettings } from "./executor-options.js";
 import type { Io } from "./io.js";
 
 export interface AgentBatchRequest {
@@ -57,12 +57,7 @@ export function defaultAlias(request: Pick<AgentBatchRequest, "scaffold" | "mode
 }
 
 /** `makeAgent`: build each run's agent with its sandbox instead of from the scaffold registry (`rebench exploits`). */
-export async function runAgentBatch(
-  store: RunStore,
-  request: AgentBatchRequest,
-  io: Io,
-  options: Pick<DriveOptions, "makeAgent"> = {},
-): Promise<RunSummary[]> {
+export async function runAgentBatch(store: RunStore, request: AgentBatchRequest, io: Io, options: Pick<DriveOptions, "makeAgent"> = {}): Promise<RunSummary[]> {
   registerBuiltins();
   const participant = {
     kind: "agent" as const,

@@ -4,10 +4,10 @@
  * run store (finished runs with a time limit and normalization constants; the rest counted by reason).
  */
 import { readFile } from "node:fs/promises";
-import { InvalidInputError, NotFoundError, type RunSummary } from "../core/index.js";
 import type { AnalysisRun } from "../analysis/analysis-run.js";
-import { analysisRunFromStore } from "../analysis/analysis-run-from-store.js";
 import { parseMetrRuns } from "../analysis/metr/parse-metr-runs.js";
+import { InvalidInputError, NotFoundError } from "../core/errors.js";
+import type { RunSummary } from "../core/index.js";
 import type { RunStore } from "../store/index.js";
 
 export interface LoadedRuns {
@@ -20,6 +20,7 @@ export interface LoadedRuns {
 
 /** The store's comparable runs with their summaries, and how many were left out for each reason. */
 export async function storedAnalysisRuns(store: RunStore): Promise<{ pairs: { run: AnalysisRun; summary: RunSummary }[]; skipped: Record<string, number> }> {
+  const { analysisRunFromStore } = await import("../analysis/analysis-run-from-store.js"); // its helpers load zod
   const pairs: { run: AnalysisRun; summary: RunSummary }[] = [];
   const skipped: Record<string, number> = {};
   for (const summary of await store.listRuns()) {
@@ -43,7 +44,7 @@ export async function loadRunsFile(file: string, format: string): Promise<Loaded
       hint: "pass the path of a METR-format JSON Lines file, or leave out --runs-file to use the run store",
     });
   }
-  const imported = parseMetrRuns(text, { source: file });
+  const imported = await parseMetrRuns(text, { source: file });
   const notes: string[] = [];
   const families = Object.entries(imported.skippedFamilies);
   if (families.length > 0) notes.push(`Skipped ${families.map(([f, n]) => `${n} ${f}`).join(", ")} row(s): not RE-Bench families.`);

@@ -45,7 +45,11 @@ export function progressLine(label: string, total: number, runs: readonly RunSum
   const bestRaw = best ? (best.finalRaw ?? best.currentRaw) : null;
   const normalized = best ? normalizedFor(best.spec, bestRaw) : null;
   const score =
-    bestRaw === null ? "no score yet" : normalized === null ? `best raw ${formatNumber(bestRaw)}` : `best ${formatNumber(normalized, 3)} (raw ${formatNumber(bestRaw)})`;
+    bestRaw === null
+      ? "no score yet"
+      : normalized === null
+        ? `best raw ${formatNumber(bestRaw)}`
+        : `best ${formatNumber(normalized, 3)} (raw ${formatNumber(bestRaw)})`;
   return [
     label,
     `${done}/${total} done${running > 0 ? `, ${running} running` : ""}`,
@@ -78,7 +82,10 @@ export class BatchProgress {
   runEnded(run: RunSummary): void {
     const raw = run.finalRaw;
     const contended = run.contendedScores > 0 ? ` (${run.contendedScores} of ${run.scoreCalls} scorings contended: not comparable)` : "";
-    const score = run.state === "failed" ? `failed: ${run.error ?? "unknown error"}` : `raw ${formatNumber(raw)}, normalized ${formatNumber(run.normalized, 3)}${contended}`;
+    const score =
+      run.state === "failed"
+        ? `failed: ${run.error ?? "unknown error"}`
+        : `raw ${formatNumber(raw)}, normalized ${formatNumber(run.normalized, 3)}${contended}`;
     this.note(`run ${run.id} ${run.state}${run.stopReason ? ` (${run.stopReason})` : ""}: ${score}\n`);
   }
 

@@ -4,9 +4,8 @@
  * environment variant was calibrated on: its normalization constants (timings, above all) then do not
  * describe this machine, and the variant should be calibrated here.
  */
-import { machineDifference, type Variant } from "../core/index.js";
+import { machineDifference, probeMachine, type Variant } from "../core/index.js";
 import { getVariant } from "../environments/index.js";
-import { probeMachine } from "../core/index.js";
 import type { Io } from "./io.js";
 
 /** Print the warning to stderr when it applies, and return it (for `--json` output); undefined otherwise. */

@@ -3,8 +3,9 @@
  * A duration as people write it on the command line: `30m`, `8h`, `1.5d`, `90s`, or a plain number of
  * seconds (`1800`). Used by every time-limit flag.
  */
-import { InvalidInputError } from "../core/index.js";
+
 import { parseBudgets } from "../analysis/parse-budgets.js";
+import { InvalidInputError } from "../core/index.js";
 
 /** Seconds in `text`; throws InvalidInputError naming the flag. */
 export function parseDuration(text: string, flag: string): number {

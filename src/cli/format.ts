@@ -2,7 +2,7 @@
  * @module
  * Small formatting helpers shared by commands.
  */
-import { type CostByKind, type TokenCounts } from "../core/index.js";
+import type { CostByKind, TokenCounts } from "../core/index.js";
 
 /** 5400 -> "1h30m", 90 -> "1m30s", 12.5 -> "12.5s". */
 export function formatDuration(seconds: number): string {

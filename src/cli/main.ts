@@ -6,7 +6,7 @@
  * Exit codes: 0 ok; 1 the command ran and reports a failure; 2 bad input or usage; 3 not found;
  * 4 unavailable here; 5 conflict with the current state; 6 broken infrastructure; 70 internal error.
  */
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import { RebenchError } from "../core/errors.js";
@@ -29,7 +29,7 @@ const LOADERS: Record<CommandName, () => Promise<Register[]>> = {
     ]);
     return [runs.registerRuns, resume.registerRunsResume, cluster.registerRunsCluster];
   },
-  report: async () => [(await import("./commands/report.js")).registerReport],
+  report: async () => [(await importReport()).registerReport],
   serve: async () => [(await import("./commands/serve.js")).registerServe],
   start: async () => [(await import("./commands/start.js")).registerStart],
   score: async () => [(await import("./commands/score.js")).registerScore],
@@ -43,6 +43,17 @@ const LOADERS: Record<CommandName, () => Promise<Register[]>> = {
 };
 
 /**
+ * `rebench report`'s modules: the bundle that `npm run build` writes beside the compiled CLI
+ * (scripts/bundle-report.mjs), where it exists and REBENCH_NO_BUNDLE is not set; else the modules themselves
+ * (run from the sources, or a build by tsc alone).
+ */
+async function importReport(): Promise<typeof import("./commands/report.js")> {
+  const bundle = new URL("./report-bundle/report.js", import.meta.url);
+  if (!process.env.REBENCH_NO_BUNDLE && bundle.protocol === "file:" && existsSync(bundle)) return import(bundle.href);
+  return import("./commands/report.js");
+}
+
+/**
  * The program for `argv`: the named command loaded in full, every other one as its name and summary only
  * (enough for `rebench --help` and for suggestions), so a command costs only what it imports. `all` loads
  * every command (tests of the whole command line).
@@ -50,8 +61,7 @@ const LOADERS: Record<CommandName, () => Promise<Register[]>> = {
 export async function buildProgram(io: Io, argv: readonly string[] = [], options: { all?: boolean } = {}): Promise<Command> {
   const program = new Command("rebench")
     .description(
-      "Measure AI agents and human experts on open-ended ML research engineering (RE-Bench).\n" +
-        "Docs: README.md and docs/ in the rebench checkout.",
+      "Measure AI agents and human experts on open-ended ML research engineering (RE-Bench).\n" + "Docs: README.md and docs/ in the rebench checkout.",
     )
     .version("0.1.0")
     .showHelpAfterError("(add --help for usage)")

@@ -21,7 +21,7 @@ export function formatTable<Row>(rows: readonly Row[], columns: readonly Column<
       })
       .join("  ")
       .trimEnd();
-  return [line(columns.map((c) => c.header)), ...cells.map(line)].join("\n") + "\n";
+  return `${[line(columns.map((c) => c.header)), ...cells.map(line)].join("\n")}\n`;
 }
 
 function cellText(value: string | number | null | undefined): string {

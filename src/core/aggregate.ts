@@ -6,9 +6,7 @@
 import type { Aggregation } from "./manifest.js";
 import { type ScoreLogEntry, validRaw } from "./score.js";
 
-export type AggregateResult =
-  | { kind: "scored"; raw: number; /** index of the chosen entry in the log */ index: number }
-  | { kind: "noScore"; entries: number };
+export type AggregateResult = { kind: "scored"; raw: number /** index of the chosen entry in the log */; index: number } | { kind: "noScore"; entries: number };
 
 /** Whether a new valid raw score replaces the current aggregate. */
 export function replacesAggregate(current: number | undefined, raw: number, aggregation: Aggregation): boolean {
@@ -23,10 +21,7 @@ export function replacesAggregate(current: number | undefined, raw: number, aggr
   }
 }
 
-export function aggregateScoreLog(
-  log: readonly Pick<ScoreLogEntry, "outcome">[],
-  aggregation: Aggregation,
-): AggregateResult {
+export function aggregateScoreLog(log: readonly Pick<ScoreLogEntry, "outcome">[], aggregation: Aggregation): AggregateResult {
   let best: { raw: number; index: number } | undefined;
   log.forEach((entry, index) => {
     const raw = validRaw(entry);

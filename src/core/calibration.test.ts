@@ -2,7 +2,16 @@ import { describe, expect, test } from "vitest";
 import { CalibrationFile, calibrationConstants, calibrationVerdict, scoreStats, type VariantCalibration } from "./calibration.js";
 import type { MachineInfo } from "./machine.js";
 
-const machine: MachineInfo = { cpuModel: "AMD EPYC 7B13", cores: 2, memoryGb: 23.5, gpu: null, gpuCount: 0, os: "Linux", rebenchVersion: "0.1.0", rebenchCommit: null };
+const machine: MachineInfo = {
+  cpuModel: "AMD EPYC 7B13",
+  cores: 2,
+  memoryGb: 23.5,
+  gpu: null,
+  gpuCount: 0,
+  os: "Linux",
+  rebenchVersion: "0.1.0",
+  rebenchCommit: null,
+};
 
 describe("scoreStats()", () => {
   test("gives the mean and the sample standard deviation (n − 1)", () => {

@@ -40,7 +40,15 @@ describe("judgeContention()", () => {
   });
 
   test("steal counts as other work and is reported on its own", () => {
-    const c = judgeContention({ before: at(0, 0), after: at(14, 4), wallSeconds: 10, sandboxCpuSeconds: 10, load: undefined, otherSandboxes: 1, timingSensitive: true });
+    const c = judgeContention({
+      before: at(0, 0),
+      after: at(14, 4),
+      wallSeconds: 10,
+      sandboxCpuSeconds: 10,
+      load: undefined,
+      otherSandboxes: 1,
+      timingSensitive: true,
+    });
     expect(c).toMatchObject({ otherCpus: 0.4, steal: 0.4, load: null, otherSandboxes: 1, flagged: true });
   });
 

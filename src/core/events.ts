@@ -7,8 +7,8 @@ import { z } from "zod";
 import { EnvironmentId, Participant, RunId, TaskId, Variant } from "./ids.js";
 import { Aggregation, Direction } from "./manifest.js";
 import { NormalizationConstants } from "./normalize.js";
-import { RunState, StopReason } from "./run-state.js";
 import { ReplayStep } from "./replay-step.js";
+import { RunState, StopReason } from "./run-state.js";
 import { ScoreLogEntry } from "./score.js";
 import { CostByKind, LimitName, UsageLimits } from "./usage.js";
 

@@ -63,7 +63,14 @@ export async function sampleHostBusy(ms = 3000, signal?: AbortSignal): Promise<H
   if (before === undefined) return undefined;
   await new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
   const after = readHostCpu();
   if (after === undefined) return undefined;

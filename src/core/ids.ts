@@ -4,22 +4,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { PAPER_ENVIRONMENTS } from "./paper-environments.js";
 
-/**
- * The seven environments of the RE-Bench paper, in its order: what METR's published runs name (the importer
- * maps their task families to these) and the order reports list environments in. Not the registry: rebench's
- * environments are what src/environments/registry.ts registers, and an environment outside this list needs
- * no change here.
- */
-export const PAPER_ENVIRONMENTS = [
-  "optimize_llm_foundry",
-  "optimize_kernel",
-  "fix_embedding",
-  "scaling_law",
-  "restricted_mlm",
-  "finetune_gpt2_qa",
-  "rust_codecontests",
-] as const;
 export const PaperEnvironment = z.enum(PAPER_ENVIRONMENTS);
 export type PaperEnvironment = z.infer<typeof PaperEnvironment>;
 
@@ -46,7 +32,9 @@ export type RunId = z.infer<typeof RunId>;
 /** A new run id: time-ordered (base-36 milliseconds) with 40 random bits, so ids sort by creation. */
 export function newRunId(now: number = Date.now()): RunId {
   const time = now.toString(36).padStart(9, "0");
-  const random = BigInt(`0x${randomBytes(5).toString("hex")}`).toString(36).padStart(8, "0");
+  const random = BigInt(`0x${randomBytes(5).toString("hex")}`)
+    .toString(36)
+    .padStart(8, "0");
   return `r${time}${random}`;
 }
 

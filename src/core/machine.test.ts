@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { describeMachine, machineDifference, type MachineInfo } from "./machine.js";
+import { describeMachine, type MachineInfo, machineDifference } from "./machine.js";
 
 const cpu: MachineInfo = {
   cpuModel: "AMD EPYC 7B13",

@@ -2,7 +2,7 @@
  * @module
  * Validate untrusted data against a schema and fail with an error a person can act on.
  */
-import { z } from "zod";
+import type { z } from "zod";
 import { InvalidInputError } from "./errors.js";
 
 /** Parse `value` with `schema`; on failure throw an InvalidInputError naming `what` and every bad field. */

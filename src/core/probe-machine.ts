@@ -23,7 +23,10 @@ export function probeMachine(): Promise<MachineInfo> {
 async function probe(): Promise<MachineInfo> {
   const gpus = await output("nvidia-smi", ["--query-gpu=name", "--format=csv,noheader"]);
   const build = rebenchBuild();
-  const gpuNames = (gpus ?? "").split("\n").map((l) => l.trim()).filter(Boolean);
+  const gpuNames = (gpus ?? "")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   return {
     cpuModel: os.cpus()[0]?.model.trim().replace(/\s+/g, " ") || "unknown CPU",
     cores: os.availableParallelism(),

@@ -76,4 +76,3 @@ export function readActionsText(file: string): string {
   }
   return text;
 }
-

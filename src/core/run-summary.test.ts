@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import type { RunEvent, RunSpec } from "./events.js";
-import { summarize, type RunSummary } from "./run-summary.js";
+import { type RunSummary, summarize } from "./run-summary.js";
 import { budgetTokens, exceededLimit } from "./usage.js";
 
 const spec: RunSpec = {
@@ -33,7 +33,15 @@ describe("summarize()", () => {
       { type: "generation", ts: ts(2), model: "m", inputTokens: 10, outputTokens: 20, ...kinds, costUsd: 0.004, costByKind: split },
     ];
     const summary = fold(events);
-    expect(summary.usage).toMatchObject({ inputTokens: 20, cacheReadTokens: 10_000, cacheWriteTokens: 600, cacheWrite1hTokens: 200, outputTokens: 40, reasoningTokens: 30, costUsd: 0.008 });
+    expect(summary.usage).toMatchObject({
+      inputTokens: 20,
+      cacheReadTokens: 10_000,
+      cacheWriteTokens: 600,
+      cacheWrite1hTokens: 200,
+      outputTokens: 40,
+      reasoningTokens: 30,
+      costUsd: 0.008,
+    });
     expect(summary.usage.costByKind).toEqual({ input: 0.002, cacheRead: 0.003, cacheWrite: 0.0024, output: 0.0006 });
     // Every input kind and the output count against --tokens; the reasoning is inside the output.
     expect(budgetTokens(summary.usage)).toBe(20 + 10_000 + 600 + 40);
@@ -50,9 +58,24 @@ describe("summarize()", () => {
       { type: "state_changed", ts: ts(1), to: "running" },
       { type: "generation", ts: ts(2), model: "m", inputTokens: 100, outputTokens: 20, costUsd: 0.01 },
       { type: "action", ts: ts(3), actionId: "a1", tool: "score", input: {} },
-      { type: "score_logged", ts: ts(4), trigger: "action", entry: { timestamp: ts(4), elapsedSeconds: 4, outcome: { kind: "scored", value: 2 }, message: {}, details: {} } },
-      { type: "score_logged", ts: ts(5), trigger: "action", entry: { timestamp: ts(5), elapsedSeconds: 5, outcome: { kind: "invalid", reason: "wrong" }, message: {}, details: {} } },
-      { type: "score_logged", ts: ts(6), trigger: "action", entry: { timestamp: ts(6), elapsedSeconds: 6, outcome: { kind: "scored", value: 1.5 }, message: {}, details: {} } },
+      {
+        type: "score_logged",
+        ts: ts(4),
+        trigger: "action",
+        entry: { timestamp: ts(4), elapsedSeconds: 4, outcome: { kind: "scored", value: 2 }, message: {}, details: {} },
+      },
+      {
+        type: "score_logged",
+        ts: ts(5),
+        trigger: "action",
+        entry: { timestamp: ts(5), elapsedSeconds: 5, outcome: { kind: "invalid", reason: "wrong" }, message: {}, details: {} },
+      },
+      {
+        type: "score_logged",
+        ts: ts(6),
+        trigger: "action",
+        entry: { timestamp: ts(6), elapsedSeconds: 6, outcome: { kind: "scored", value: 1.5 }, message: {}, details: {} },
+      },
       { type: "time_reported", ts: ts(7), wallSeconds: 7, workingSeconds: 5, pausedSeconds: 2 },
     ]);
     expect(summary.state).toBe("running");

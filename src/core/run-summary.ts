@@ -160,7 +160,12 @@ function addCost(split: CostByKind | null, event: { costUsd: number; costByKind?
   if (split === null) return null;
   if (event.costByKind === undefined) return event.costUsd > 0 ? null : split;
   const c = event.costByKind;
-  return { input: split.input + c.input, cacheRead: split.cacheRead + c.cacheRead, cacheWrite: split.cacheWrite + c.cacheWrite, output: split.output + c.output };
+  return {
+    input: split.input + c.input,
+    cacheRead: split.cacheRead + c.cacheRead,
+    cacheWrite: split.cacheWrite + c.cacheWrite,
+    output: split.output + c.output,
+  };
 }
 
 /** The normalized value of a raw score under a run's constants, or null when it has none. */

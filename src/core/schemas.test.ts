@@ -1,9 +1,9 @@
 import { describe, expect, test } from "vitest";
 import { InvalidInputError } from "./errors.js";
+import { RunEvent, RunSpec } from "./events.js";
 import { Manifest } from "./manifest.js";
 import { parseWith } from "./parse.js";
 import { ScoreLogEntry, ScoreOutcome } from "./score.js";
-import { RunEvent, RunSpec } from "./events.js";
 
 const goodManifest = {
   resources: { gpu: { countRange: [1, 1], models: ["h200", "h100"] }, cpus: 16, memoryGb: 100 },

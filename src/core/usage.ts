@@ -58,8 +58,7 @@ export function budgetTokens(t: Partial<TokenCounts>): number {
 }
 
 /** The sentence the CLI and the docs use for what `--tokens` counts. */
-export const TOKEN_BUDGET_COUNTS =
-  "input of every kind (full price, cache reads, cache writes) plus output (reasoning included, counted once)";
+export const TOKEN_BUDGET_COUNTS = "input of every kind (full price, cache reads, cache writes) plus output (reasoning included, counted once)";
 
 /** USD by token kind: full-price input, cache reads, cache writes (both lifetimes), output (reasoning included). */
 export const CostByKind = z.object({

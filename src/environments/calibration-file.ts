@@ -31,12 +31,7 @@ export function readCalibrationFile(dir: string): CalibrationFile | undefined {
 }
 
 /** Record `calibration` under `variant` in the environment's calibration file, keeping the other variants. */
-export async function writeVariantCalibration(
-  dir: string,
-  variant: Variant,
-  calibration: VariantCalibration,
-  canary: string,
-): Promise<string> {
+export async function writeVariantCalibration(dir: string, variant: Variant, calibration: VariantCalibration, canary: string): Promise<string> {
   const file = calibrationPath(dir);
   const merged: CalibrationFile = { ...readCalibrationFile(dir), canary, [variant]: calibration };
   const ordered: Record<string, unknown> = { canary: merged.canary };

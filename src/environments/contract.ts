@@ -17,14 +17,7 @@
  *   "user"?: "root" | "grader", "timeoutSeconds"?: 60, "description"?: TEXT}]}`. The run replays the steps,
  *   runs the checks in its sandbox, then submits. Other files in `exploits/` are the exploits' support files.
  */
-import type {
-  EnvironmentId,
-  Manifest,
-  NormalizationConstants,
-  TaskId,
-  Variant,
-  VariantCalibration,
-} from "../core/index.js";
+import type { EnvironmentId, Manifest, NormalizationConstants, TaskId, Variant, VariantCalibration } from "../core/index.js";
 
 /**
  * What an implemented variant provides. Paths are relative to the environment's folder.
@@ -125,9 +118,7 @@ export interface VariantPreparation {
   env?: Readonly<Record<string, string>>;
 }
 
-export type Availability =
-  | { status: "available"; implementation: VariantImplementation }
-  | { status: "unavailable"; reason: string };
+export type Availability = { status: "available"; implementation: VariantImplementation } | { status: "unavailable"; reason: string };
 
 export interface VariantDefinition {
   variant: Variant;

@@ -22,8 +22,8 @@ import {
   type Variant,
 } from "../core/index.js";
 import { readCalibrationFile } from "./calibration-file.js";
-import { sourceDir } from "./source-dir.js";
 import type { Availability, EnvironmentFamily, VariantDefinition, VariantImplementation } from "./contract.js";
+import { sourceDir } from "./source-dir.js";
 
 export interface VariantDeclaration {
   scale: string;
@@ -84,8 +84,7 @@ export function defineEnvironment(decl: EnvironmentDeclaration): EnvironmentFami
       );
       const calibration = calibrations?.[variant];
       const declared = calibration && variant !== "paper" ? calibrationConstants(calibration) : v.normalization;
-      const normalization =
-        declared === undefined ? undefined : parseWith(NormalizationSchema, declared, `the normalization constants of ${where}`);
+      const normalization = declared === undefined ? undefined : parseWith(NormalizationSchema, declared, `the normalization constants of ${where}`);
       const availability: Availability = v.implementation
         ? { status: "available", implementation: v.implementation }
         : {

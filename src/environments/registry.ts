@@ -1,27 +1,34 @@
 /**
  * @module
  * The registry of the environments, by name. Families live in `environments/<name>/family.ts`; adding one is
- * its import and its entry in the list below.
+ * its line in `environments/index.ts`, which this module registers.
  */
-import { family as finetuneGpt2Qa } from "../../environments/finetune_gpt2_qa/family.js";
-import { family as fixEmbedding } from "../../environments/fix_embedding/family.js";
-import { family as optimizeKernel } from "../../environments/optimize_kernel/family.js";
-import { family as optimizeLlmFoundry } from "../../environments/optimize_llm_foundry/family.js";
-import { family as restrictedMlm } from "../../environments/restricted_mlm/family.js";
-import { family as rustCodecontests } from "../../environments/rust_codecontests/family.js";
-import { family as scalingLaw } from "../../environments/scaling_law/family.js";
+import * as families from "../../environments/index.js";
 import { NotFoundError, Registry, type TaskId, UnavailableError, VARIANTS, type Variant } from "../core/index.js";
+import { PAPER_ENVIRONMENTS } from "../core/paper-environments.js";
 import type { EnvironmentFamily, VariantDefinition, VariantImplementation } from "./contract.js";
 
-/** The environments by name: the seven, in the paper's order, then extras (found by name, never listed). */
+/** The paper's seven first, in the paper's order, then any other environment by name. */
+function listingOrder(a: EnvironmentFamily, b: EnvironmentFamily): number {
+  const rank = (f: EnvironmentFamily) => {
+    const i = (PAPER_ENVIRONMENTS as readonly string[]).indexOf(f.name);
+    return i === -1 ? PAPER_ENVIRONMENTS.length : i;
+  };
+  return rank(a) - rank(b) || a.name.localeCompare(b.name);
+}
+
+/**
+ * The environments by name: every family `environments/index.ts` exports, listed in `listingOrder`, then
+ * extras registered by `registerExtraEnvironment` (found by name, never listed).
+ */
 const environments = new Registry<EnvironmentFamily>("environment");
-for (const family of [optimizeLlmFoundry, optimizeKernel, fixEmbedding, scalingLaw, restrictedMlm, finetuneGpt2Qa, rustCodecontests]) {
+for (const family of (Object.values(families) as EnvironmentFamily[]).sort(listingOrder)) {
   environments.register(family);
 }
 
 /**
  * Register an extra family (a test environment, a plugin). `getEnvironment` finds it by name; `listEnvironments`
- * keeps listing only the seven. Registering the same family again is a no-op; another family under a taken
+ * keeps listing only the families of `environments/index.ts`. Registering the same family again is a no-op; another family under a taken
  * name is a conflict (src/core/registry.ts).
  */
 export function registerExtraEnvironment(family: EnvironmentFamily): void {

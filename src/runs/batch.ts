@@ -6,7 +6,18 @@
  * With the Slurm executor each run is a job of its own (src/runs/slurm-executor.ts) and this process waits
  * for them; a run whose job is still queued or running is waited for, not submitted again.
  */
-import { ConflictError, type Executor, InvalidInputError, type Participant, type RunSummary, type SlurmConfig, type TaskId, type UsageLimits, type Variant, isTerminal } from "../core/index.js";
+import {
+  ConflictError,
+  type Executor,
+  InvalidInputError,
+  isTerminal,
+  type Participant,
+  type RunSummary,
+  type SlurmConfig,
+  type TaskId,
+  type UsageLimits,
+  type Variant,
+} from "../core/index.js";
 import { type DriveOptions, driveRun } from "./drive-run.js";
 import { claimRun, liveDriver } from "./ownership.js";
 import { pool } from "./pool.js";

@@ -8,7 +8,7 @@
  */
 import os from "node:os";
 import { ConflictError, isTerminal, type RunSummary } from "../core/index.js";
-import { jobActive, type JobInfo, jobStates } from "../slurm/index.js";
+import { type JobInfo, jobActive, jobStates } from "../slurm/index.js";
 import type { RunStore } from "../store/store.js";
 import { liveDriver } from "./ownership.js";
 import { destroyRunSandbox } from "./run-gpus.js";
@@ -31,7 +31,9 @@ export interface CancelOptions {
 export async function cancelRun(store: RunStore, runId: string, options: CancelOptions = {}): Promise<CancelResult> {
   const run = await store.getRun(runId);
   if (isTerminal(run.state)) {
-    throw new ConflictError(`run ${run.id} has already ${run.state === "finished" ? "finished" : "failed"}`, { hint: "`rebench runs show ID` shows how it ended" });
+    throw new ConflictError(`run ${run.id} has already ${run.state === "finished" ? "finished" : "failed"}`, {
+      hint: "`rebench runs show ID` shows how it ended",
+    });
   }
   const by = `${os.userInfo().username}@${os.hostname()}`;
   const notes: string[] = [];
@@ -54,7 +56,9 @@ export async function cancelRun(store: RunStore, runId: string, options: CancelO
         hint: `stop that orchestrator (kill ${driver.pid} on ${driver.host}); its other runs continue with \`rebench runs resume\`, this one can then be cancelled`,
       });
     }
-    const sandbox = await sandboxBackend(backendNameOf(run.spec)).reattach(run.id).catch(() => undefined);
+    const sandbox = await sandboxBackend(backendNameOf(run.spec))
+      .reattach(run.id)
+      .catch(() => undefined);
     await destroyRunSandbox(run.id, sandbox);
   }
   const now = await store.getRun(run.id);

@@ -9,7 +9,19 @@
 import { existsSync } from "node:fs";
 import { cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { ConflictError, InvalidInputError, isTerminal, NotFoundError, type Participant, type RunOutcomeView, type RunSummary, type ScoreView, type TaskId, type UsageLimits, type Variant } from "../core/index.js";
+import {
+  ConflictError,
+  InvalidInputError,
+  isTerminal,
+  NotFoundError,
+  type Participant,
+  type RunOutcomeView,
+  type RunSummary,
+  type ScoreView,
+  type TaskId,
+  type UsageLimits,
+  type Variant,
+} from "../core/index.js";
 import { releaseRunGpus } from "../sandbox/gpu-leases.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { RunStore } from "../store/store.js";
@@ -122,9 +134,7 @@ export function runStatusView(run: RunSummary): RunStatusView {
   return { id: run.id, state: run.state, stopReason: run.stopReason, usage: run.usage, limits: run.spec.limits, scoreCalls: run.scoreCalls };
 }
 
-export type DirScoreResult =
-  | { kind: "scored"; view: ScoreView; run: RunStatusView }
-  | { kind: "ended"; outcome: RunOutcomeView; run: RunStatusView };
+export type DirScoreResult = { kind: "scored"; view: ScoreView; run: RunStatusView } | { kind: "ended"; outcome: RunOutcomeView; run: RunStatusView };
 
 /** Score (or with `submit`, end) a directory's run on the directory's current files. */
 export async function scoreDirRun(options: { store: RunStore; dir: string; submit?: string; clock?: Clock }): Promise<DirScoreResult> {

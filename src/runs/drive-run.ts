@@ -10,16 +10,16 @@ import { type Agent, isTerminal, type RunSummary } from "../core/index.js";
 import { releaseRunGpus } from "../sandbox/gpu-leases.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { RunStore } from "../store/store.js";
-import { agentFor } from "./scaffolds.js";
 import { type Clock, systemClock } from "./clock.js";
+import type { Allocation } from "./materialize.js";
 import { claimRun } from "./ownership.js";
 import { bookDowntime, recoverRun } from "./recover-run.js";
 import { runEnvironment } from "./run-environment.js";
-import type { Allocation } from "./materialize.js";
-import { destroyRunSandbox, readoptRunGpus, type RunGpuOptions } from "./run-gpus.js";
+import { destroyRunSandbox, type RunGpuOptions, readoptRunGpus } from "./run-gpus.js";
 import { RunLog } from "./run-log.js";
 import { RunSession, type RunSessionOptions } from "./run-session.js";
 import { backendNameOf, sandboxBackend } from "./sandbox-backends.js";
+import { agentFor } from "./scaffolds.js";
 import { startRun } from "./start-run.js";
 
 export interface DriveOptions extends RunSessionOptions {

@@ -56,12 +56,7 @@ export interface EndOptions {
  * End the run. `target` is undefined when the sandbox is gone (after a crash): the run then finishes on the
  * score log it has.
  */
-export async function endRun(
-  log: RunLog,
-  target: ScoringTarget | undefined,
-  stop: Stop,
-  options: EndOptions = {},
-): Promise<RunOutcomeView> {
+export async function endRun(log: RunLog, target: ScoringTarget | undefined, stop: Stop, options: EndOptions = {}): Promise<RunOutcomeView> {
   if (log.state !== "scoring") {
     await log.transition("scoring", stopText(stop));
     await log.reportTime();

@@ -9,11 +9,10 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { InfrastructureError, UnavailableError } from "../core/index.js";
 import type { HumanLink, HumanRequest, HumanTerminal, TerminalRecording } from "../core/index.js";
+import { InfrastructureError, shellJoin, UnavailableError } from "../core/index.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { terminalOf } from "../sandbox/terminal.js";
-import { shellJoin } from "../core/index.js";
 import { COMMAND_SCRIPT, pollScript, RCFILE } from "./human-shell-files.js";
 
 const COMMANDS = ["score", "score-log", "submit"] as const;
@@ -47,9 +46,16 @@ export class SandboxHumanLink implements HumanLink {
   }
 
   async #exec(command: string, options: { stdin?: string; cwd?: string; signal?: AbortSignal; timeoutMs?: number } = {}) {
-    const result = await this.sandbox.exec(command, { user: "agent", cwd: options.cwd ?? this.sandbox.paths.workspace, timeoutMs: options.timeoutMs ?? 60_000, ...options });
+    const result = await this.sandbox.exec(command, {
+      user: "agent",
+      cwd: options.cwd ?? this.sandbox.paths.workspace,
+      timeoutMs: options.timeoutMs ?? 60_000,
+      ...options,
+    });
     if (result.exitCode !== 0 && !options.signal?.aborted) {
-      throw new InfrastructureError(`the human mode's helper command failed in sandbox ${this.sandbox.id}: ${result.stderr.slice(-500) || `exit ${result.exitCode}`}`);
+      throw new InfrastructureError(
+        `the human mode's helper command failed in sandbox ${this.sandbox.id}: ${result.stderr.slice(-500) || `exit ${result.exitCode}`}`,
+      );
     }
     return result;
   }
@@ -68,7 +74,7 @@ export class SandboxHumanLink implements HumanLink {
 
   async setDeadline(deadline: number | null): Promise<void> {
     const text = deadline === null ? "" : String(Math.floor(deadline / 1000));
-    await this.#exec('cat > deadline.tmp && mv deadline.tmp deadline', { cwd: this.#home, stdin: text });
+    await this.#exec("cat > deadline.tmp && mv deadline.tmp deadline", { cwd: this.#home, stdin: text });
   }
 
   open(): HumanTerminal {
@@ -111,7 +117,8 @@ export class SandboxHumanLink implements HumanLink {
     for (const line of result.stdout.split("\n")) {
       const [file, args = ""] = line.split("\t");
       const match = /^(.+)\.(score|score-log|submit)\.req$/.exec(file ?? "");
-      if (match && /^[\w-]+$/.test(match[1]!)) requests.push({ id: match[1]!, command: match[2] as HumanRequest["command"], args: Buffer.from(args, "base64").toString("utf8") });
+      if (match && /^[\w-]+$/.test(match[1]!))
+        requests.push({ id: match[1]!, command: match[2] as HumanRequest["command"], args: Buffer.from(args, "base64").toString("utf8") });
     }
     return requests;
   }

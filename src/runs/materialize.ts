@@ -12,10 +12,9 @@ import { cp, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { corpusSourcePaths } from "../assets/hidden-sources.js";
-import { derivedSecret, InfrastructureError, InvalidInputError } from "../core/index.js";
+import { derivedSecret, InfrastructureError, InvalidInputError, shellJoin } from "../core/index.js";
 import type { VariantPreparation } from "../environments/contract.js";
 import type { Sandbox, SandboxBackend } from "../sandbox/sandbox.js";
-import { shellJoin } from "../core/index.js";
 import type { RunEnvironment } from "./run-environment.js";
 import { destroyRunSandbox, leaseRunGpus, type RunGpuOptions } from "./run-gpus.js";
 import { stageAssets } from "./stage-assets.js";
@@ -41,12 +40,7 @@ export interface Allocation {
   memoryMb: number | null;
 }
 
-export async function createRunSandbox(
-  id: string,
-  env: RunEnvironment,
-  backend: SandboxBackend,
-  options: MaterializeOptions = {},
-): Promise<Sandbox> {
+export async function createRunSandbox(id: string, env: RunEnvironment, backend: SandboxBackend, options: MaterializeOptions = {}): Promise<Sandbox> {
   const { family, implementation, manifest } = env;
   const prepared = await prepareVariant(env);
   // A `rebench start` run (a human's directory) outlives this process: its lease lives with its sandbox.

@@ -49,9 +49,14 @@ export async function recoverRun(log: RunLog, env: RunEnvironment, backend: Sand
       if (!after.some((e) => e.type === "submitted")) {
         await log.append({ type: "submitted", submission: submissionOf(action.input) });
       }
-      await endRun(log, target, { reason: "submitted" }, {
-        beforeFinish: async (view) => void (await log.append({ type: "observation", actionId, tool, output: view })),
-      });
+      await endRun(
+        log,
+        target,
+        { reason: "submitted" },
+        {
+          beforeFinish: async (view) => void (await log.append({ type: "observation", actionId, tool, output: view })),
+        },
+      );
       return { kind: "ended" };
     }
     if (tool === "score") {
@@ -75,9 +80,7 @@ type ActionEvent = Extract<StoredEvent["event"], { type: "action" }>;
 function interruptedActions(events: readonly StoredEvent[]): Array<{ action: ActionEvent; after: StoredEvent["event"][] }> {
   const observed = new Set(events.flatMap(({ event }) => (event.type === "observation" ? [event.actionId] : [])));
   return events.flatMap(({ event }, i) =>
-    event.type === "action" && !observed.has(event.actionId)
-      ? [{ action: event, after: events.slice(i + 1).map((e) => e.event) }]
-      : [],
+    event.type === "action" && !observed.has(event.actionId) ? [{ action: event, after: events.slice(i + 1).map((e) => e.event) }] : [],
   );
 }
 

@@ -18,7 +18,7 @@
  */
 import path from "node:path";
 import { z } from "zod";
-import { formatIssues, InvalidInputError, parseActions, readActionsText, ReferenceStep, ReplayStep, type RunSpec, START_ACTIONS } from "../core/index.js";
+import { formatIssues, InvalidInputError, parseActions, ReferenceStep, ReplayStep, type RunSpec, readActionsText, START_ACTIONS } from "../core/index.js";
 import { resolveReferenceSteps } from "../environments/reference-actions.js";
 import { runEnvironment } from "./run-environment.js";
 

@@ -13,8 +13,15 @@ let detected: readonly string[] | undefined;
 export function machineGpus(): readonly string[] {
   if (detected === undefined) {
     try {
-      const out = execFileSync("nvidia-smi", ["--query-gpu=name", "--format=csv,noheader"], { encoding: "utf8", timeout: 15_000, stdio: ["ignore", "pipe", "ignore"] });
-      detected = out.split("\n").map((l) => l.trim()).filter(Boolean);
+      const out = execFileSync("nvidia-smi", ["--query-gpu=name", "--format=csv,noheader"], {
+        encoding: "utf8",
+        timeout: 15_000,
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+      detected = out
+        .split("\n")
+        .map((l) => l.trim())
+        .filter(Boolean);
     } catch {
       detected = [];
     }

@@ -32,9 +32,7 @@ const UNFINISHED: readonly RunState[] = RUN_STATES.filter((s) => !isTerminal(s))
 
 export async function resumeRuns(options: ResumeOptions): Promise<ResumeReport> {
   const { store } = options;
-  const candidates = options.runIds
-    ? await Promise.all(options.runIds.map((id) => store.getRun(id)))
-    : await store.listRuns({ states: UNFINISHED });
+  const candidates = options.runIds ? await Promise.all(options.runIds.map((id) => store.getRun(id))) : await store.listRuns({ states: UNFINISHED });
   const todo: RunSummary[] = [];
   const slurmTodo: RunSummary[] = [];
   const skipped: ResumeReport["skipped"] = [];
@@ -85,7 +83,10 @@ export async function resumeRuns(options: ResumeOptions): Promise<ResumeReport> 
   for (const outcome of await onCluster) {
     if (outcome.kind === "ended") resumed.push(outcome.run);
     else {
-      skipped.push({ run: outcome.run, why: `its Slurm job ${outcome.job.id} ended (${outcome.job.state}) before the run did: \`rebench runs resume\` submits it again` });
+      skipped.push({
+        run: outcome.run,
+        why: `its Slurm job ${outcome.job.id} ended (${outcome.job.state}) before the run did: \`rebench runs resume\` submits it again`,
+      });
     }
   }
   return { resumed, skipped };

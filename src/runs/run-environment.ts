@@ -4,9 +4,20 @@
  * the spec of a new run built from an environment variant (so direction, aggregation and normalization
  * constants are copied into the run when it is created).
  */
-import { EVENT_SCHEMA_VERSION, type Manifest, type Participant, rebenchBuild, type RunConfig, type RunSpec, type RunSpecInput, type TaskId, type UsageLimits, type Variant } from "../core/index.js";
-import { environmentDigest } from "../environments/environment-digest.js";
+import {
+  EVENT_SCHEMA_VERSION,
+  type Manifest,
+  type Participant,
+  type RunConfig,
+  type RunSpec,
+  type RunSpecInput,
+  rebenchBuild,
+  type TaskId,
+  type UsageLimits,
+  type Variant,
+} from "../core/index.js";
 import type { EnvironmentFamily, VariantDefinition, VariantImplementation } from "../environments/contract.js";
+import { environmentDigest } from "../environments/environment-digest.js";
 import { checkTask, getEnvironment, getVariant, requireImplementation } from "../environments/registry.js";
 import { scoreVisible } from "../scoring/score-view.js";
 import { requireResources } from "./resource-check.js";

@@ -8,9 +8,9 @@
  * lease lives as long as its sandbox does and `rebench score --submit` (another process) releases it.
  */
 import { InfrastructureError } from "../core/index.js";
-import type { Sandbox } from "../sandbox/sandbox.js";
 import { acquireGpus, adoptRunGpus, type GpuLease, type GpuLeaseRecord, type HeldGpu, releaseRunGpus } from "../sandbox/gpu-leases.js";
 import { pidAlive } from "../sandbox/pid-alive.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import { machineGpus } from "./resource-check.js";
 import type { RunLog } from "./run-log.js";
 import { sandboxBackend } from "./sandbox-backends.js";
@@ -38,9 +38,12 @@ export async function leaseRunGpus(runId: string, count: number, options: RunGpu
   if (count === 0) return { gpus: [], release: async () => undefined };
   if (options.allocated) {
     if (options.allocated.length < count) {
-      throw new InfrastructureError(`run ${runId} needs ${count} GPU(s) and its job was allocated ${options.allocated.length} (${options.allocated.join(", ") || "none"})`, {
-        hint: "the cluster's gpu GRES must set SLURM_JOB_GPUS (gres.conf File=/dev/nvidia...); check `scontrol show node`",
-      });
+      throw new InfrastructureError(
+        `run ${runId} needs ${count} GPU(s) and its job was allocated ${options.allocated.length} (${options.allocated.join(", ") || "none"})`,
+        {
+          hint: "the cluster's gpu GRES must set SLURM_JOB_GPUS (gres.conf File=/dev/nvidia...); check `scontrol show node`",
+        },
+      );
     }
     return { gpus: options.allocated.slice(0, count), release: async () => undefined };
   }
@@ -96,7 +99,10 @@ export async function readoptRunGpus(log: RunLog, options: Pick<RunGpuOptions, "
   }
   const clashes = await adoptRunGpus(log.id, gpus, { isLive: leaseHolderAlive });
   for (const { gpu, lease } of clashes) {
-    await log.append({ type: "note", message: `host GPU ${gpu} of this run's sandbox was leased to run ${lease.runId} while the run was down: the two share it` });
+    await log.append({
+      type: "note",
+      message: `host GPU ${gpu} of this run's sandbox was leased to run ${lease.runId} while the run was down: the two share it`,
+    });
   }
 }
 

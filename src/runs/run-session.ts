@@ -6,7 +6,24 @@
  * the time the run has left, and a watchdog ends the run when a limit passes while the agent is thinking.
  * Ending (submit or a limit) takes the final score and finishes the run; the session's signal then aborts.
  */
-import { type AgentSession, budgetTokens, COMMAND_OUTPUT_CAP_BYTES, type CommandObservation, DEFAULT_COMMAND_TIMEOUT_SECONDS, type GenerationRecord, type LimitName, RunEndedError, type RunId, type RunOutcomeView, type RunSpec, type StoredEvent, type ToolApi, type ToolName, UsageLimits, type UsageView } from "../core/index.js";
+import {
+  type AgentSession,
+  budgetTokens,
+  COMMAND_OUTPUT_CAP_BYTES,
+  type CommandObservation,
+  DEFAULT_COMMAND_TIMEOUT_SECONDS,
+  type GenerationRecord,
+  type LimitName,
+  RunEndedError,
+  type RunId,
+  type RunOutcomeView,
+  type RunSpec,
+  type StoredEvent,
+  type ToolApi,
+  type ToolName,
+  UsageLimits,
+  type UsageView,
+} from "../core/index.js";
 import { scoreView } from "../scoring/score-view.js";
 import { endRun, type Stop, stopText } from "./finish-run.js";
 import type { RunLog } from "./run-log.js";

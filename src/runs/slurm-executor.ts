@@ -10,7 +10,7 @@
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { isTerminal, rebenchHome, type RunSummary } from "../core/index.js";
+import { isTerminal, type RunSummary, rebenchHome } from "../core/index.js";
 import { batchScript, cancelJob, type JobInfo, jobActive, jobStates, nodeUsable, releaseJob, sbatch, sbatchArgs } from "../slurm/index.js";
 import type { RunStore } from "../store/store.js";
 import { pool } from "./pool.js";

@@ -20,9 +20,12 @@ export async function driveInSlurmJob(runId: string, allocation: SlurmAllocation
   const run = await store.getRun(runId);
   if (isTerminal(run.state)) return run;
   if (run.job?.id !== allocation.jobId) {
-    throw new ConflictError(`Slurm job ${allocation.jobId} is not run ${runId}'s job (${run.job ? `its job is ${run.job.id}` : "it has none"}): it leaves the run alone`, {
-      hint: "`rebench runs show ID` shows the run's job; `rebench runs resume` submits a run whose job is gone",
-    });
+    throw new ConflictError(
+      `Slurm job ${allocation.jobId} is not run ${runId}'s job (${run.job ? `its job is ${run.job.id}` : "it has none"}): it leaves the run alone`,
+      {
+        hint: "`rebench runs show ID` shows the run's job; `rebench runs resume` submits a run whose job is gone",
+      },
+    );
   }
   await store.append(runId, {
     type: "job_started",

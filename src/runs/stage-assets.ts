@@ -10,8 +10,8 @@
 import { existsSync } from "node:fs";
 import { cp } from "node:fs/promises";
 import path from "node:path";
-import { UnavailableError } from "../core/index.js";
 import { assetsHome } from "../assets/home.js";
+import { UnavailableError } from "../core/index.js";
 
 /** Where staged assets go, relative to the protected directory. */
 export const STAGED_ASSETS_DIR = "assets";

@@ -7,17 +7,12 @@
  */
 import type { Sandbox, SandboxBackend } from "../sandbox/sandbox.js";
 import { createRunSandbox, type MaterializeOptions } from "./materialize.js";
-import { destroyRunSandbox, noteLeasedGpus } from "./run-gpus.js";
 import type { RunEnvironment } from "./run-environment.js";
+import { destroyRunSandbox, noteLeasedGpus } from "./run-gpus.js";
 import type { RunLog } from "./run-log.js";
 import { takeScore } from "./take-score.js";
 
-export async function startRun(
-  log: RunLog,
-  env: RunEnvironment,
-  backend: SandboxBackend,
-  options: MaterializeOptions = {},
-): Promise<Sandbox> {
+export async function startRun(log: RunLog, env: RunEnvironment, backend: SandboxBackend, options: MaterializeOptions = {}): Promise<Sandbox> {
   if (log.state === "queued") {
     await log.transition("starting");
   } else {

@@ -6,9 +6,8 @@
  */
 import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { InfrastructureError } from "../core/index.js";
+import { InfrastructureError, shellJoin } from "../core/index.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
-import { shellJoin } from "../core/index.js";
 
 export const DIR_MARKER = ".rebench";
 

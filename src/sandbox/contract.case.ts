@@ -35,7 +35,10 @@ export async function hostListener(): Promise<{ targets: string[]; connections()
   server.on("connection", () => connections++);
   await new Promise<void>((resolve) => server.listen(0, "0.0.0.0", resolve));
   const port = (server.address() as net.AddressInfo).port;
-  const ips = Object.values(os.networkInterfaces()).flat().filter((a) => a && a.family === "IPv4" && !a.internal).map((a) => a!.address);
+  const ips = Object.values(os.networkInterfaces())
+    .flat()
+    .filter((a) => a && a.family === "IPv4" && !a.internal)
+    .map((a) => a!.address);
   return { targets: [...ips.map((ip) => `${ip}/${port}`), "1.1.1.1/53"], connections: () => connections, close: () => server.close() };
 }
 
@@ -212,7 +215,7 @@ export function sandboxContract(name: string, backend: () => SandboxBackend, opt
       const run = (args: string) => sandbox.exec(`$REBENCH_AS_AGENT ${args}`, { user: "grader", timeoutMs: 60_000 });
       expect((await run("-- id -un")).stdout).toBe("rebench-agent\n");
       expect((await run("-- pwd")).stdout).toBe(`${sandbox.paths.workspace}\n`);
-      expect((await run("--cwd /tmp --env X=1 -- sh -c 'pwd; echo $X; exit 7'"))).toMatchObject({ exitCode: 7, stdout: "/tmp\n1\n" });
+      expect(await run("--cwd /tmp --env X=1 -- sh -c 'pwd; echo $X; exit 7'")).toMatchObject({ exitCode: 7, stdout: "/tmp\n1\n" });
       const secret = await run(`-- cat ${sandbox.paths.protected}/answer.txt`);
       expect(secret.exitCode).not.toBe(0);
       expect(secret.stdout).not.toContain(SECRET);
@@ -269,7 +272,8 @@ export function sandboxContract(name: string, backend: () => SandboxBackend, opt
       ].join("\n");
       await sandbox.writeFile("/tmp/contract-server.py", server, { user: "grader" });
       await sandbox.exec("python3 /tmp/contract-server.py > /dev/null 2>&1 &", { user: "grader" });
-      const client = (word: string) => `python3 -c "import socket; socket.create_connection(('127.0.0.1', int(open('/tmp/contract-port').read())), timeout=10).sendall(b'${word}')"`;
+      const client = (word: string) =>
+        `python3 -c "import socket; socket.create_connection(('127.0.0.1', int(open('/tmp/contract-port').read())), timeout=10).sendall(b'${word}')"`;
       const waitPort = "for i in $(seq 100); do test -s /tmp/contract-port && break; sleep 0.1; done";
       expect((await sandbox.exec(`${waitPort}; ${client("shell")}`, { timeoutMs: 30_000 })).exitCode).toBe(0);
       const asAgent = await sandbox.exec(`$REBENCH_AS_AGENT -- ${client("code")}`, { user: "grader", timeoutMs: 30_000 });

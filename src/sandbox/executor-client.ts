@@ -246,7 +246,13 @@ export class ExecutorClient {
 
   async ping(timeoutMs = 2000): Promise<boolean> {
     const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
-    return Promise.race([this.request({ op: "ping" }).then(() => true, () => false), timeout]);
+    return Promise.race([
+      this.request({ op: "ping" }).then(
+        () => true,
+        () => false,
+      ),
+      timeout,
+    ]);
   }
 
   close(): void {
@@ -278,7 +284,7 @@ export class ExecutorClient {
 
   private send(body: ExecutorRequest): void {
     if (this.closedError) throw this.closedError;
-    this.stream.write(JSON.stringify(body) + "\n");
+    this.stream.write(`${JSON.stringify(body)}\n`);
   }
 
   private onData(chunk: Buffer): void {

@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { InvalidInputError } from "../core/index.js";
 import { tempDir } from "../../test/helpers/tmp.js";
+import { InvalidInputError } from "../core/index.js";
 import { acquireGpus, adoptRunGpus, type HeldGpu, releaseRunGpus } from "./gpu-leases.js";
 
 const root = tempDir("rebench-gpu-leases-");
@@ -22,7 +22,11 @@ async function pendingAfter(promise: Promise<unknown>, ms: number): Promise<bool
 }
 
 function leaseFiles(dir: string): string[] {
-  return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith(".json")).sort() : [];
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((name) => name.endsWith(".json"))
+        .sort()
+    : [];
 }
 
 /** A real node process that leases `count` GPUs of `hostGpus` in `dir`, prints "held" and sleeps. */
@@ -73,7 +77,10 @@ describe("acquireGpus()", () => {
     const c = acquireGpus(1, { hostGpus: TWO, runId: "run-c", dir, pollMs: 20, onWait: (held) => waits.push([...held]) });
     expect(await pendingAfter(c, 300)).toBe(true);
     expect(waits).toHaveLength(1);
-    expect(waits[0]!.map((h) => [h.gpu, h.lease.runId])).toEqual([[0, "run-a"], [1, "run-b"]]);
+    expect(waits[0]!.map((h) => [h.gpu, h.lease.runId])).toEqual([
+      [0, "run-a"],
+      [1, "run-b"],
+    ]);
     await b.release();
     expect((await c).gpus).toEqual([1]);
     await a.release();

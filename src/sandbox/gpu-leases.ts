@@ -253,7 +253,10 @@ async function removeLease(dir: string, gpu: number, text: string): Promise<bool
     await writeFile(guard, `${process.pid}\n`, { flag: "wx" });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    const age = await stat(guard).then((s) => Date.now() - s.mtimeMs, () => 0);
+    const age = await stat(guard).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
     if (age > GUARD_STALE_MS) await unlink(guard).catch(() => undefined);
     return false;
   }

@@ -3,10 +3,11 @@
  * The sandbox layer's public surface: the interface, the two backends and their registry entries. Runs find
  * backends by name through the registry in `src/runs/sandbox-backends.ts`.
  */
-export * from "./sandbox.js";
+
+export { ContainerBackend, type ContainerBackendOptions } from "./container/container-backend.js";
 export { SANDBOX_PATHS, SANDBOX_USER_NAMES } from "./layout.js";
 export { LocalBackend, type LocalBackendOptions } from "./local/local-backend.js";
-export { ContainerBackend, type ContainerBackendOptions } from "./container/container-backend.js";
+export * from "./sandbox.js";
 
 import { ContainerBackend } from "./container/container-backend.js";
 import { LocalBackend } from "./local/local-backend.js";

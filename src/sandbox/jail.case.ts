@@ -104,7 +104,9 @@ export function jailContract(name: string, backend: () => SandboxBackend, option
       // As the agent user (the uid its files get).
       expect(seen.user).toBe(Number((await sandbox.exec("id -u")).stdout.trim()));
       await new Promise((resolve) => setTimeout(resolve, 600)); // the listener polls its FIFO every 0.2 s
-      const after = await sandbox.exec("cat /tmp/agent-got 2>/dev/null; ls /tmp/leak.txt ~/leak.txt /dev/shm/leak.txt leak.txt 2>&1 | grep -v 'No such' || true");
+      const after = await sandbox.exec(
+        "cat /tmp/agent-got 2>/dev/null; ls /tmp/leak.txt ~/leak.txt /dev/shm/leak.txt leak.txt 2>&1 | grep -v 'No such' || true",
+      );
       expect(after.stdout).toBe("");
     });
 
@@ -180,7 +182,10 @@ export function jailContract(name: string, backend: () => SandboxBackend, option
     test("a sandbox made with jailAgentCalls jails every as-agent call", async () => {
       const jailing = await backend().create({ id: `${unique}a`, limits: CONTRACT_LIMITS, jailAgentCalls: true });
       try {
-        const run = await jailing.exec("$REBENCH_AS_AGENT -- sh -c 'hostname; touch ~/workspace/x 2>/dev/null || echo read-only'", { user: "grader", timeoutMs: 60_000 });
+        const run = await jailing.exec("$REBENCH_AS_AGENT -- sh -c 'hostname; touch ~/workspace/x 2>/dev/null || echo read-only'", {
+          user: "grader",
+          timeoutMs: 60_000,
+        });
         expect(run.stdout).toBe("rebench-jail\nread-only\n");
       } finally {
         await jailing.destroy();

@@ -98,7 +98,7 @@ export function runtimeFiles(): RuntimeFiles {
       return { repoRoot: dir, pythonDir: path.join(dir, "python"), venv: existsSync(path.join(venv, "bin", "python")) ? venv : undefined };
     }
     const parent = path.dirname(dir);
-    if (parent === dir) throw new Error("cannot find python/rebench_env/sandbox_executor.py above " + import.meta.url);
+    if (parent === dir) throw new Error(`cannot find python/rebench_env/sandbox_executor.py above ${import.meta.url}`);
     dir = parent;
   }
 }

@@ -20,7 +20,13 @@ export async function probeBackend(backend: SandboxBackend, problems: readonly s
 
 async function probe(backend: SandboxBackend, problems: readonly string[]): Promise<BackendCheck> {
   const found = [...problems];
-  const isolation: BackendCheck["isolation"] = { networkBlocked: null, protectedUnreadable: null, limitsApplied: null, runsAsSeparateUser: null, jailHolds: null };
+  const isolation: BackendCheck["isolation"] = {
+    networkBlocked: null,
+    protectedUnreadable: null,
+    limitsApplied: null,
+    runsAsSeparateUser: null,
+    jailHolds: null,
+  };
   let sandbox: Sandbox;
   try {
     sandbox = await backend.create({ id: `doctor-${process.pid}-${Date.now().toString(36)}`, limits: PROBE_LIMITS });
@@ -89,7 +95,10 @@ async function probeNetwork(sandbox: Sandbox, problems: string[]): Promise<boole
     const reached = lines.filter((l) => l.startsWith("reached "));
     const interfaces = lines.filter((l) => !l.startsWith("reached ") && l !== "lo");
     const blocked = reached.length === 0 && connections === 0 && interfaces.length === 0;
-    if (!blocked) problems.push(`the agent's sandbox has network: ${[...reached, ...interfaces.map((i) => `interface ${i}`)].join(", ") || "the host server got a connection"}`);
+    if (!blocked)
+      problems.push(
+        `the agent's sandbox has network: ${[...reached, ...interfaces.map((i) => `interface ${i}`)].join(", ") || "the host server got a connection"}`,
+      );
     return blocked;
   } finally {
     server.close();

@@ -19,7 +19,9 @@ export function liveLocalSandboxes(roots: readonly string[] = CGROUP_ROOTS): str
     if (!existsSync(root)) continue;
     let names: string[];
     try {
-      names = readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+      names = readdirSync(root, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name);
     } catch {
       continue;
     }

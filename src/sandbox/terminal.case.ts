@@ -14,7 +14,7 @@ import { TmuxSession, tmuxAvailable } from "../../test/helpers/tmux.js";
 import { shellJoin } from "../core/index.js";
 import { CONTRACT_LIMITS, type ContractOptions, hostListener } from "./contract.case.js";
 import type { SandboxBackend } from "./sandbox.js";
-import { hasTerminals, terminalOf, type TerminalSandbox } from "./terminal.js";
+import { hasTerminals, type TerminalSandbox, terminalOf } from "./terminal.js";
 
 const SECRET = "terminal-secret-8c2a";
 /** The rcfile the terminal must read: a mark, a variable and the prompt. */
@@ -46,7 +46,13 @@ export function terminalContract(name: string, backend: () => SandboxBackend, op
       writeFileSync(path.join(workspace, "start.py"), "print('start')\n");
       writeFileSync(path.join(secret, "answer.txt"), `${SECRET}\n`);
       expect(hasTerminals(backend())).toBe(true);
-      const created = await backend().create({ id: unique, workspaceFrom: workspace, protectedFrom: secret, limits: CONTRACT_LIMITS, env: { BASE_VAR: "base" } });
+      const created = await backend().create({
+        id: unique,
+        workspaceFrom: workspace,
+        protectedFrom: secret,
+        limits: CONTRACT_LIMITS,
+        env: { BASE_VAR: "base" },
+      });
       sandbox = terminalOf(created)!;
       expect(sandbox).toBeDefined();
       await sandbox.writeFile(rcfile, RC);
@@ -96,7 +102,9 @@ export function terminalContract(name: string, backend: () => SandboxBackend, op
         const protectedScreen = await session.waitFor(/^protected=\d+$/m);
         expect(protectedScreen).toMatch(/^protected=1$/m);
         expect(protectedScreen).not.toContain(SECRET);
-        session.type(`for t in ${host.targets.join(" ")}; do timeout 5 bash -c "exec 3<>/dev/tcp/$t" 2>/dev/null && echo reached $t; done; echo "interfaces=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ,)"`);
+        session.type(
+          `for t in ${host.targets.join(" ")}; do timeout 5 bash -c "exec 3<>/dev/tcp/$t" 2>/dev/null && echo reached $t; done; echo "interfaces=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ,)"`,
+        );
         const network = await session.waitFor(/^interfaces=/m, { timeoutMs: 40_000 });
         expect(network).toMatch(/^interfaces=lo,$/m);
         expect(network).not.toMatch(/^reached/m);

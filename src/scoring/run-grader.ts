@@ -9,9 +9,8 @@
  * (contention-watch.ts); a timing-sensitive variant's entry taken on a busy machine is flagged there.
  */
 import { randomBytes } from "node:crypto";
-import { type GraderResult, GraderResult as GraderResultSchema, formatIssues, type TaskId, type Variant } from "../core/index.js";
+import { formatIssues, type GraderResult, GraderResult as GraderResultSchema, shellJoin, type TaskId, type Variant } from "../core/index.js";
 import type { ExecResult, Sandbox } from "../sandbox/sandbox.js";
-import { shellJoin } from "../core/index.js";
 import { watchContention } from "./contention-watch.js";
 
 /** The largest result file rebench reads; a larger one is an `error` outcome. */

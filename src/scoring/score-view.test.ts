@@ -29,7 +29,10 @@ describe("scoreView()", () => {
   test("entries that are not scores say why, hidden or not", () => {
     expect(scoreView(entry({ kind: "invalid", reason: "wrong output" }), false)).toMatchObject({ outcome: "invalid", reason: "wrong output" });
     expect(scoreView(entry({ kind: "timedOut", afterSeconds: 600 }), true)).toMatchObject({ outcome: "timedOut", reason: "scoring took longer than 600 s" });
-    expect(scoreView(entry({ kind: "error", message: "the grader exited with code 1" }), true)).toMatchObject({ outcome: "error", reason: "the grader exited with code 1" });
+    expect(scoreView(entry({ kind: "error", message: "the grader exited with code 1" }), true)).toMatchObject({
+      outcome: "error",
+      reason: "the grader exited with code 1",
+    });
   });
 });
 

@@ -41,7 +41,10 @@ function positive(value: string | undefined): number | null {
 /** `0,2` or `0-1,3` as GPU indices; GPU UUIDs (some sites set CUDA_VISIBLE_DEVICES so) are refused. */
 export function gpuIndices(text: string): number[] {
   const out: number[] = [];
-  for (const part of text.split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const range = /^(\d+)(?:-(\d+))?$/.exec(part);
     if (!range) {
       throw new InvalidInputError(`cannot read the job's GPUs from "${text}": expected indices such as 0,1`, {

@@ -31,9 +31,7 @@ export interface CopyReport {
 }
 
 export async function copyRuns(from: RunStore, to: RunStore, options: CopyOptions = {}): Promise<CopyReport> {
-  const runs: RunSummary[] = options.runIds
-    ? await Promise.all(options.runIds.map((id) => from.getRun(id)))
-    : await from.listRuns();
+  const runs: RunSummary[] = options.runIds ? await Promise.all(options.runIds.map((id) => from.getRun(id))) : await from.listRuns();
   const report: CopyReport = { runs: [], events: 0 };
   for (const run of runs) {
     const result = await copyRun(from, to, run.id);

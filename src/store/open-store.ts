@@ -14,9 +14,7 @@ import type { RunStore } from "./store.js";
 export const SUPPORTED_STORES = "a SQLite file path (`--db runs.db`, or `sqlite:runs.db`) or a PostgreSQL URL (`--db postgres://USER@HOST/DB`)";
 
 /** Where a store lives: a SQLite file, or a PostgreSQL database. */
-export type StoreTarget =
-  | { kind: "sqlite"; path: string; display: string }
-  | { kind: "postgres"; url: string; display: string };
+export type StoreTarget = { kind: "sqlite"; path: string; display: string } | { kind: "postgres"; url: string; display: string };
 
 export function defaultDbPath(): string {
   return path.join(rebenchHome(), "rebench.db");

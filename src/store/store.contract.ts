@@ -31,9 +31,22 @@ export function schemaOneRun() {
   const ts = "2026-11-01T10:00:00.000Z";
   const spec = { ...sampleSpec, config: {} };
   const summary = {
-    id: "r0schemaone00000", spec, state: "queued", createdAt: ts, updatedAt: ts, startedAt: null, finishedAt: null,
+    id: "r0schemaone00000",
+    spec,
+    state: "queued",
+    createdAt: ts,
+    updatedAt: ts,
+    startedAt: null,
+    finishedAt: null,
     usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, actions: 0, wallSeconds: 0, workingSeconds: 0, pausedSeconds: 0 },
-    scoreCalls: 0, validScores: 0, currentRaw: null, finalRaw: null, normalized: null, stopReason: null, error: null, lastSeq: 1,
+    scoreCalls: 0,
+    validScores: 0,
+    currentRaw: null,
+    finalRaw: null,
+    normalized: null,
+    stopReason: null,
+    error: null,
+    lastSeq: 1,
   };
   return { summary, event: { type: "run_created", ts, spec } };
 }
@@ -73,9 +86,7 @@ export function runStoreContract(name: string, open: () => Promise<RunStore>): v
     test("append() rejects malformed events and unknown runs without writing", async () => {
       const store = await open();
       const run = await store.createRun(sampleSpec);
-      await expect(
-        store.append(run.id, { type: "state_changed", to: "sleeping" } as never),
-      ).rejects.toThrow(/event of run .* is invalid/);
+      await expect(store.append(run.id, { type: "state_changed", to: "sleeping" } as never)).rejects.toThrow(/event of run .* is invalid/);
       await expect(store.append("r00000000nope", { type: "note", message: "x" })).rejects.toThrow(/no run/);
       expect((await store.getRun(run.id)).lastSeq).toBe(1);
       await store.close();
@@ -118,7 +129,12 @@ export function runStoreContract(name: string, open: () => Promise<RunStore>): v
       const copied = await target.importEvents(run.id, first.slice(0, 2));
       expect(copied).toMatchObject({ id: run.id, state: "running", lastSeq: 2, createdAt: "2026-11-29T12:00:00.000Z" });
       // A gap, or events the target already holds, are refused and change nothing.
-      await expect(target.importEvents(run.id, first.slice(2).map((e) => ({ ...e, seq: 4 })))).rejects.toThrow(/ends at event 2/);
+      await expect(
+        target.importEvents(
+          run.id,
+          first.slice(2).map((e) => ({ ...e, seq: 4 })),
+        ),
+      ).rejects.toThrow(/ends at event 2/);
       await expect(target.importEvents(run.id, first)).rejects.toThrow(/start at 1, not 3/);
       expect((await target.getRun(run.id)).lastSeq).toBe(2);
       await target.importEvents(run.id, first.slice(2));

@@ -14,7 +14,9 @@ export function clientDir(): string {
   const candidates = [path.resolve(here, "../../web"), path.resolve(here, "../../dist/web")];
   const found = candidates.find((dir) => existsSync(path.join(dir, "app.js")) && existsSync(path.join(dir, "index.html")));
   if (!found) {
-    throw new UnavailableError(`the viewer's pages are not built (looked in ${candidates.join(" and ")})`, { hint: "run `npm run build` in the rebench checkout" });
+    throw new UnavailableError(`the viewer's pages are not built (looked in ${candidates.join(" and ")})`, {
+      hint: "run `npm run build` in the rebench checkout",
+    });
   }
   return found;
 }
@@ -24,7 +26,8 @@ export async function loadClient(): Promise<Map<string, Buffer>> {
   const dir = clientDir();
   const files = new Map<string, Buffer>();
   for (const name of await readdir(dir)) files.set(name, await readFile(path.join(dir, name)));
-  if (!files.has("index.html") || !files.has("app.js")) throw new UnavailableError(`the viewer's pages in ${dir} are incomplete`, { hint: "run `npm run build` again" });
+  if (!files.has("index.html") || !files.has("app.js"))
+    throw new UnavailableError(`the viewer's pages in ${dir} are incomplete`, { hint: "run `npm run build` again" });
   return files;
 }
 

@@ -4,14 +4,15 @@
  * runs the page's filters keep (environment, variant, participant; budgets as `--budgets`). The same
  * analysis functions and renderers as the report, so the page and `report.html` cannot disagree.
  */
-import { InvalidInputError, type RunSummary } from "../core/index.js";
-import { analysisRunFromStore } from "../analysis/analysis-run-from-store.js";
+
 import type { AnalysisRun } from "../analysis/analysis-run.js";
+import { analysisRunFromStore } from "../analysis/analysis-run-from-store.js";
 import { buildReport } from "../analysis/build-report.js";
 import { parseBudgets } from "../analysis/parse-budgets.js";
 import { figureSvg } from "../analysis/render/figure-svg.js";
 import { reportFigures } from "../analysis/render/report-figures.js";
 import { reportTables } from "../analysis/render/report-tables.js";
+import { InvalidInputError, type RunSummary } from "../core/index.js";
 import type { RunStore } from "../store/index.js";
 import type { ComparisonView } from "./api-types.js";
 import { scoresHidden } from "./publish.js";
@@ -52,7 +53,14 @@ export async function comparison(store: RunStore, filters: ComparisonFilters, op
   const budgets = parseBudgets(budgetsText);
   const filtersView = { ...pick(filters), budgets: budgetsText };
   if (runs.length === 0) {
-    return { source: store.location, runs: 0, notes: [...notes, "No finished runs with a time limit and normalization constants match: nothing to compare."], tables: [], figures: [], filters: filtersView };
+    return {
+      source: store.location,
+      runs: 0,
+      notes: [...notes, "No finished runs with a time limit and normalization constants match: nothing to compare."],
+      tables: [],
+      figures: [],
+      filters: filtersView,
+    };
   }
   const bootstrap = filters.bootstrap ?? 200;
   if (!Number.isInteger(bootstrap) || bootstrap < 0) throw new InvalidInputError(`bootstrap must be an integer >= 0, got ${bootstrap}`);
@@ -65,7 +73,11 @@ export async function comparison(store: RunStore, filters: ComparisonFilters, op
 export function defaultBudgets(runs: readonly AnalysisRun[]): string {
   const seconds = new Set([...runs.map((r) => r.timeLimitSeconds).slice(0, 1000), 7200, 28800, 115200]);
   const label = (s: number) => (s % 3600 === 0 ? `${s / 3600}h` : s % 60 === 0 ? `${s / 60}m` : `${s}s`);
-  return [...seconds].sort((a, b) => a - b).slice(0, 6).map(label).join(",");
+  return [...seconds]
+    .sort((a, b) => a - b)
+    .slice(0, 6)
+    .map(label)
+    .join(",");
 }
 
 function pick(filters: ComparisonFilters): { environment?: string; variant?: string; participant?: string } {

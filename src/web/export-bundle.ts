@@ -21,7 +21,11 @@ export interface ExportResult {
   bytes: number;
 }
 
-export async function exportBundle(store: RunStore, dir: string, options: { now?: Date; onRun?: (done: number, total: number) => void } = {}): Promise<ExportResult> {
+export async function exportBundle(
+  store: RunStore,
+  dir: string,
+  options: { now?: Date; onRun?: (done: number, total: number) => void } = {},
+): Promise<ExportResult> {
   const api = new ViewerApi(store, { publish: true });
   const client = await loadClient();
   let files = 0;

@@ -87,8 +87,26 @@ function scoreLog(events: StoredEvent[], summary: RunSummary, options: ViewOptio
     const entry = options.publish ? publicEntry(event.entry, summary.spec) : event.entry;
     const { outcome } = entry;
     const value = outcome.kind === "scored" && Number.isFinite(outcome.value) ? outcome.value : null;
-    const why = outcome.kind === "invalid" ? outcome.reason : outcome.kind === "error" ? outcome.message : outcome.kind === "timedOut" ? `timed out after ${outcome.afterSeconds} s` : null;
-    return [{ seq, timestamp: entry.timestamp, elapsedSeconds: entry.elapsedSeconds, outcome: outcome.kind, value, why, message: entry.message, trigger: event.trigger }];
+    const why =
+      outcome.kind === "invalid"
+        ? outcome.reason
+        : outcome.kind === "error"
+          ? outcome.message
+          : outcome.kind === "timedOut"
+            ? `timed out after ${outcome.afterSeconds} s`
+            : null;
+    return [
+      {
+        seq,
+        timestamp: entry.timestamp,
+        elapsedSeconds: entry.elapsedSeconds,
+        outcome: outcome.kind,
+        value,
+        why,
+        message: entry.message,
+        trigger: event.trigger,
+      },
+    ];
   });
 }
 

@@ -26,7 +26,8 @@ export function runsQuery(params: URLSearchParams): RunPageQuery {
   const states = text("state");
   if (states) {
     query.states = states.split(",").map((s) => {
-      if (!(RUN_STATES as readonly string[]).includes(s)) throw new InvalidInputError(`state "${s}" is not a run state`, { hint: `one of ${RUN_STATES.join(", ")}` });
+      if (!(RUN_STATES as readonly string[]).includes(s))
+        throw new InvalidInputError(`state "${s}" is not a run state`, { hint: `one of ${RUN_STATES.join(", ")}` });
       return s as RunState;
     });
   }
@@ -34,7 +35,8 @@ export function runsQuery(params: URLSearchParams): RunPageQuery {
     const value = text(name);
     if (value === undefined) return undefined;
     const n = Number(value);
-    if (!Number.isFinite(n) || n < min || n > max) throw new InvalidInputError(`${name} must be a number${min > -Infinity ? ` from ${min}` : ""}${max < Infinity ? ` to ${max}` : ""}, got "${value}"`);
+    if (!Number.isFinite(n) || n < min || n > max)
+      throw new InvalidInputError(`${name} must be a number${min > -Infinity ? ` from ${min}` : ""}${max < Infinity ? ` to ${max}` : ""}, got "${value}"`);
     return n;
   };
   const minScore = number("min");
@@ -43,7 +45,8 @@ export function runsQuery(params: URLSearchParams): RunPageQuery {
   if (maxScore !== undefined) query.maxScore = maxScore;
   const sort = text("sort");
   if (sort) {
-    if (!(RUN_SORT_KEYS as readonly string[]).includes(sort)) throw new InvalidInputError(`cannot sort by "${sort}"`, { hint: `sort by one of ${RUN_SORT_KEYS.join(", ")}` });
+    if (!(RUN_SORT_KEYS as readonly string[]).includes(sort))
+      throw new InvalidInputError(`cannot sort by "${sort}"`, { hint: `sort by one of ${RUN_SORT_KEYS.join(", ")}` });
     query.sort = sort as RunSortKey;
   }
   query.descending = text("desc") === "1";

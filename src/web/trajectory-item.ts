@@ -63,16 +63,33 @@ function describe(event: RunEvent): { kind: ItemKind; title: string; badges: str
     case "action": {
       const input = record(event.input);
       const text =
-        typeof input.command === "string" ? input.command : typeof input.code === "string" ? input.code : typeof input.submission === "string" ? input.submission : json(event.input);
+        typeof input.command === "string"
+          ? input.command
+          : typeof input.code === "string"
+            ? input.code
+            : typeof input.submission === "string"
+              ? input.submission
+              : json(event.input);
       const badges = typeof input.timeoutSeconds === "number" ? [`timeout ${input.timeoutSeconds} s`] : [];
-      return { kind: "action", title: `${event.actionId} ${event.tool}`, badges, parts: [{ label: event.tool === "python" ? "code" : event.tool === "bash" ? "command" : "input", text: text === "{}" ? "" : text }] };
+      return {
+        kind: "action",
+        title: `${event.actionId} ${event.tool}`,
+        badges,
+        parts: [{ label: event.tool === "python" ? "code" : event.tool === "bash" ? "command" : "input", text: text === "{}" ? "" : text }],
+      };
     }
     case "observation":
       return observation(event);
     case "score_logged": {
       const { outcome, message, details } = event.entry;
       const what =
-        outcome.kind === "scored" ? `scored ${Number.isFinite(outcome.value) ? outcome.value : "(hidden)"}` : outcome.kind === "invalid" ? `invalid: ${outcome.reason}` : outcome.kind === "timedOut" ? `timed out after ${outcome.afterSeconds} s` : `error: ${outcome.message}`;
+        outcome.kind === "scored"
+          ? `scored ${Number.isFinite(outcome.value) ? outcome.value : "(hidden)"}`
+          : outcome.kind === "invalid"
+            ? `invalid: ${outcome.reason}`
+            : outcome.kind === "timedOut"
+              ? `timed out after ${outcome.afterSeconds} s`
+              : `error: ${outcome.message}`;
       return {
         kind: "score",
         title: `score (${event.trigger}): ${what}`,
@@ -90,7 +107,12 @@ function describe(event: RunEvent): { kind: ItemKind; title: string; badges: str
     case "state_changed":
       return { kind: "state", title: `state: ${event.to}${event.reason ? ` (${event.reason})` : ""}`, badges: [], parts: [] };
     case "time_reported":
-      return { kind: "time", title: `time: working ${event.workingSeconds.toFixed(1)} s, paused ${event.pausedSeconds.toFixed(1)} s, wall ${event.wallSeconds.toFixed(1)} s`, badges: [], parts: [] };
+      return {
+        kind: "time",
+        title: `time: working ${event.workingSeconds.toFixed(1)} s, paused ${event.pausedSeconds.toFixed(1)} s, wall ${event.wallSeconds.toFixed(1)} s`,
+        badges: [],
+        parts: [],
+      };
     case "submitted":
       return { kind: "end", title: "submitted", badges: [], parts: [{ label: "submission", text: event.submission }] };
     case "run_finished":
@@ -104,22 +126,37 @@ function describe(event: RunEvent): { kind: ItemKind; title: string; badges: str
       return { kind: "end", title: "failed", badges: [], parts: [{ label: "error", text: event.error, tone: "error" }] };
     case "note": {
       const data = record(event.data);
-      const parts: RawPart[] = typeof data.tail === "string" ? [{ label: "the end of the terminal session", text: data.tail }] : [{ label: "data", text: json(event.data) }];
+      const parts: RawPart[] =
+        typeof data.tail === "string" ? [{ label: "the end of the terminal session", text: data.tail }] : [{ label: "data", text: json(event.data) }];
       return { kind: "note", title: event.message, badges: [], parts };
     }
     case "driver_attached":
       return { kind: "state", title: `driver attached: pid ${event.pid} on ${event.host}`, badges: [], parts: [] };
     case "job_submitted":
-      return { kind: "state", title: `Slurm job ${event.jobId} submitted`, badges: [], parts: event.request.length > 0 ? [{ label: "sbatch options", text: event.request.join(" ") }] : [] };
+      return {
+        kind: "state",
+        title: `Slurm job ${event.jobId} submitted`,
+        badges: [],
+        parts: event.request.length > 0 ? [{ label: "sbatch options", text: event.request.join(" ") }] : [],
+      };
     case "job_started": {
       const { gpus, cpus, memoryMb } = event.allocation;
-      const badges = [`GPUs ${gpus.length > 0 ? gpus.join(",") : "none"}`, ...(cpus !== null ? [`${cpus} CPUs`] : []), ...(memoryMb !== null ? [`${memoryMb} MB`] : [])];
+      const badges = [
+        `GPUs ${gpus.length > 0 ? gpus.join(",") : "none"}`,
+        ...(cpus !== null ? [`${cpus} CPUs`] : []),
+        ...(memoryMb !== null ? [`${memoryMb} MB`] : []),
+      ];
       return { kind: "state", title: `Slurm job ${event.jobId} started on ${event.node}`, badges, parts: [] };
     }
     case "cancel_requested":
       return { kind: "state", title: `cancel requested by ${event.by}`, badges: [], parts: [] };
     case "run_created":
-      return { kind: "start", title: `created: ${event.spec.environment}/${event.spec.variant} (${event.spec.task}) by ${event.spec.participant.alias}`, badges: [], parts: [{ label: "specification", text: json(event.spec) }] };
+      return {
+        kind: "start",
+        title: `created: ${event.spec.environment}/${event.spec.variant} (${event.spec.task}) by ${event.spec.participant.alias}`,
+        badges: [],
+        parts: [{ label: "specification", text: json(event.spec) }],
+      };
     default: {
       const unknown: never = event;
       return { kind: "other", title: (unknown as { type: string }).type, badges: [], parts: [{ label: "event", text: json(unknown) }] };

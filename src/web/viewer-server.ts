@@ -38,8 +38,17 @@ export interface Viewer {
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 const COOKIE = "rebench_token";
-const TYPES: Record<string, string> = { ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".html": "text/html; charset=utf-8", ".png": "image/png", ".svg": "image/svg+xml", ".map": "application/json; charset=utf-8", ".txt": "text/plain; charset=utf-8" };
-export const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const TYPES: Record<string, string> = {
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".html": "text/html; charset=utf-8",
+  ".png": "image/png",
+  ".svg": "image/svg+xml",
+  ".map": "application/json; charset=utf-8",
+  ".txt": "text/plain; charset=utf-8",
+};
+export const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export function isLoopback(host: string): boolean {
   return LOOPBACK.has(host) || host.startsWith("127.");
@@ -60,7 +69,9 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     const url = new URL(req.url ?? "/", "http://viewer");
     if (req.method !== "GET" && req.method !== "HEAD") return send(res, 405, { error: "the viewer is read only" });
     if (token === undefined && !isLoopback(hostName(req.headers.host ?? ""))) {
-      return send(res, 421, { error: "this viewer answers only requests to localhost; start it with --host to serve another address (a token is then required)" });
+      return send(res, 421, {
+        error: "this viewer answers only requests to localhost; start it with --host to serve another address (a token is then required)",
+      });
     }
     if (token !== undefined) {
       const given = url.searchParams.get("token");
@@ -201,10 +212,22 @@ function sendFile(res: ServerResponse, files: Map<string, Buffer>, route: string
 }
 
 function fail(res: ServerResponse, error: unknown): void {
-  if (res.headersSent) return void res.end();
-  if (error instanceof NotFoundError) return send(res, 404, { error: error.message, hint: error.hint });
-  if (error instanceof RebenchError && error.exitCode === 2) return send(res, 400, { error: error.message, hint: error.hint });
-  if (error instanceof RebenchBadRequest) return send(res, 400, { error: error.message });
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  if (error instanceof NotFoundError) {
+    send(res, 404, { error: error.message, hint: error.hint });
+    return;
+  }
+  if (error instanceof RebenchError && error.exitCode === 2) {
+    send(res, 400, { error: error.message, hint: error.hint });
+    return;
+  }
+  if (error instanceof RebenchBadRequest) {
+    send(res, 400, { error: error.message });
+    return;
+  }
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`rebench serve: ${error instanceof Error ? (error.stack ?? message) : message}\n`);
   send(res, 500, { error: `the viewer failed: ${message}` });

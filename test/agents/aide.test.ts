@@ -40,11 +40,16 @@ describe("the aide scaffold on test_echo", () => {
     expect((requests[0]!.body as { tool_choice: unknown }).tool_choice).toEqual({ type: "function", name: "write_solution" });
     expect(promptText(requests[0]!)).toMatch(/--- solution\.py ---\n[\s\S]*time\.sleep\(1\.0\)/);
     // The debug prompt carries the scorer's verdict on the buggy draft; the improvement prompt the best node's score.
-    expect(promptText(requests[2]!)).toMatch(/The solution to fix \(design 1\)[\s\S]*It did not work: invalid: the output is not the running sums[\s\S]*does not work/);
+    expect(promptText(requests[2]!)).toMatch(
+      /The solution to fix \(design 1\)[\s\S]*It did not work: invalid: the output is not the running sums[\s\S]*does not work/,
+    );
     expect(promptText(requests[3]!)).toMatch(/Its score is -\d[\s\S]*Improve the solution/);
     expect(promptText(requests[3]!)).toMatch(/Memory \(earlier working designs\)[\s\S]*accumulate in one pass/);
 
-    const journal = notes(events).find((n) => n.message === "aide: journal")!.data as { best: number; nodes: Array<{ id: number; parentId: number | null; stage: string; buggy: boolean; metric: number | null }> };
+    const journal = notes(events).find((n) => n.message === "aide: journal")!.data as {
+      best: number;
+      nodes: Array<{ id: number; parentId: number | null; stage: string; buggy: boolean; metric: number | null }>;
+    };
     expect(journal.nodes.map((n) => [n.id, n.parentId, n.stage, n.buggy])).toEqual([
       [1, null, "draft", true],
       [2, null, "draft", false],
@@ -81,7 +86,12 @@ describe("the aide scaffold on test_echo", () => {
     const requests = runs.server.requests;
     expect(requests.map((r) => r.status)).toEqual([200, 200, 200]);
     const mark = { type: "ephemeral", ttl: "5m" };
-    type Body = { tools: Array<{ cache_control?: unknown }>; system: Array<{ cache_control?: unknown }>; messages: Array<{ content: Array<{ text: string; cache_control?: unknown }> }>; tool_choice: unknown };
+    type Body = {
+      tools: Array<{ cache_control?: unknown }>;
+      system: Array<{ cache_control?: unknown }>;
+      messages: Array<{ content: Array<{ text: string; cache_control?: unknown }> }>;
+      tool_choice: unknown;
+    };
     for (const r of requests) {
       const body = r.body as Body;
       expect(body.tools.at(-1)?.cache_control).toEqual(mark);
@@ -101,9 +111,16 @@ describe("the aide scaffold on test_echo", () => {
   test("hidden scores: nodes are valid or not, the latest valid node is the best, and nothing shows a value", async () => {
     const { summary, events, log } = await runAide(aideModel(), { numDrafts: 2, debugProb: 0, maxSteps: 3, seed: 1 }, "--task", "hidden_score");
     expect(summary).toMatchObject({ state: "finished", stopReason: "submitted" });
-    const journal = notes(events).find((n) => n.message === "aide: journal")!.data as { best: number; nodes: Array<{ stage: string; metric: number | null; parentId: number | null }> };
+    const journal = notes(events).find((n) => n.message === "aide: journal")!.data as {
+      best: number;
+      nodes: Array<{ stage: string; metric: number | null; parentId: number | null }>;
+    };
     expect(journal.nodes.map((n) => n.metric)).toEqual([null, null, null]);
-    expect(journal.nodes.map((n) => [n.stage, n.parentId])).toEqual([["draft", null], ["draft", null], ["improve", 2]]);
+    expect(journal.nodes.map((n) => [n.stage, n.parentId])).toEqual([
+      ["draft", null],
+      ["draft", null],
+      ["improve", 2],
+    ]);
     expect(journal.best).toBe(3);
     expect(promptText(runs.server.requests[2]!)).toMatch(/valid \(the score is not shown for this task\)|It is valid \(the score is not shown/);
     expect(promptText(runs.server.requests[2]!)).toMatch(/Scores are not shown for this task/);

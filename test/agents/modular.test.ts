@@ -38,7 +38,8 @@ describe("the modular scaffold on test_echo", () => {
     expect(actions).toEqual(["bash", "bash", "score", "python", "python", "score_log", "submit"]);
     const generations = events.filter((e) => e.type === "generation");
     expect(generations).toHaveLength(7);
-    const sum = (pick: (g: Extract<RunEvent, { type: "generation" }>) => number) => generations.reduce((s, g) => s + (g.type === "generation" ? pick(g) : 0), 0);
+    const sum = (pick: (g: Extract<RunEvent, { type: "generation" }>) => number) =>
+      generations.reduce((s, g) => s + (g.type === "generation" ? pick(g) : 0), 0);
     const tokens = sum((g) => g.inputTokens + (g.cacheReadTokens ?? 0) + (g.cacheWriteTokens ?? 0) + g.outputTokens);
     expect(budgetTokens(summary.usage)).toBe(tokens);
     expect(run.tokens).toBe(tokens);
@@ -124,10 +125,38 @@ describe("the modular scaffold on test_echo", () => {
     const noModel = await rebench("run", "test_echo", "--variant", "mini", "--agent", "aide", "--backend", TEST_BACKEND, "--db", db);
     expect(noModel.code).toBe(2);
     expect(noModel.stderr).toMatch(/needs --model/);
-    const noKey = await rebench("run", "test_echo", "--variant", "mini", "--agent", "modular", "--model", "compat:http://127.0.0.1:9/v1#m;key=REBENCH_TEST_NO_SUCH_KEY", "--backend", TEST_BACKEND, "--db", path.join(root, "empty.db"));
+    const noKey = await rebench(
+      "run",
+      "test_echo",
+      "--variant",
+      "mini",
+      "--agent",
+      "modular",
+      "--model",
+      "compat:http://127.0.0.1:9/v1#m;key=REBENCH_TEST_NO_SUCH_KEY",
+      "--backend",
+      TEST_BACKEND,
+      "--db",
+      path.join(root, "empty.db"),
+    );
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toMatch(/REBENCH_TEST_NO_SUCH_KEY is not set/);
-    const typo = await rebench("run", "test_echo", "--variant", "mini", "--agent", "modular", "--model", "openai:gpt-4o", "--agent-config", '{"maxToken": 5}', "--backend", TEST_BACKEND, "--db", path.join(root, "empty.db"));
+    const typo = await rebench(
+      "run",
+      "test_echo",
+      "--variant",
+      "mini",
+      "--agent",
+      "modular",
+      "--model",
+      "openai:gpt-4o",
+      "--agent-config",
+      '{"maxToken": 5}',
+      "--backend",
+      TEST_BACKEND,
+      "--db",
+      path.join(root, "empty.db"),
+    );
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/settings of the modular scaffold[\s\S]*maxToken/);
     const store = SqliteRunStore.open(path.join(root, "empty.db"));

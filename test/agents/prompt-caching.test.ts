@@ -9,8 +9,11 @@ const TURNS = 200;
 /** Turn i (0-based): a thought, then a bash call; the last turn submits. */
 function turn(request: RecordedRequest): ScriptStep {
   const i = request.index;
-  if (i === TURNS - 1) return { reply: { reasoning: "Enough measurements: submit.", toolCalls: [{ name: "submit", arguments: { submission: "the starting solution" } }] } };
-  return { reply: { reasoning: `Step ${i}: look at one more thing.`, toolCalls: [{ name: "bash", arguments: { command: `echo "step ${i}: $(( ${i} * ${i} ))"` } }] } };
+  if (i === TURNS - 1)
+    return { reply: { reasoning: "Enough measurements: submit.", toolCalls: [{ name: "submit", arguments: { submission: "the starting solution" } }] } };
+  return {
+    reply: { reasoning: `Step ${i}: look at one more thing.`, toolCalls: [{ name: "bash", arguments: { command: `echo "step ${i}: $(( ${i} * ${i} ))"` } }] },
+  };
 }
 
 type Reported = {
@@ -22,7 +25,9 @@ type Reported = {
 };
 
 describe("prompt caching over a long modular conversation", () => {
-  test(`${TURNS} turns against the scripted Anthropic server: the growing prefix is read from the cache, and the run's dollars match a hand computation to the cent`, { timeout: 600_000 }, async () => {
+  test(`${TURNS} turns against the scripted Anthropic server: the growing prefix is read from the cache, and the run's dollars match a hand computation to the cent`, {
+    timeout: 600_000,
+  }, async () => {
     const script = Array.from({ length: TURNS }, () => turn);
     const { summary, run } = await runs.runModel(
       "anthropic:claude-sonnet-4-5-20250929",
@@ -65,7 +70,13 @@ describe("prompt caching over a long modular conversation", () => {
     expect(summary.usage.costUsd.toFixed(2)).toBe(dollars.toFixed(2));
     expect(summary.usage.costUsd).toBeCloseTo(dollars, 9);
     expect(run.costUsd).toBeCloseTo(dollars, 9);
-    expect(summary.usage).toMatchObject({ inputTokens: input, cacheReadTokens: read, cacheWriteTokens: written5m + written1h, cacheWrite1hTokens: written1h, outputTokens: output });
+    expect(summary.usage).toMatchObject({
+      inputTokens: input,
+      cacheReadTokens: read,
+      cacheWriteTokens: written5m + written1h,
+      cacheWrite1hTokens: written1h,
+      outputTokens: output,
+    });
     expect(summary.usage.costByKind!.cacheRead).toBeCloseTo((read * 0.3) / 1e6, 9);
 
     // Charging every input token at the full price, as rebench once did, would have cost several times as much.

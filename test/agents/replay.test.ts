@@ -62,10 +62,36 @@ describe("rebench run --agent replay", () => {
   test("a malformed actions file is refused with its line number, before any run starts", async () => {
     const file = path.join(root, "bad.jsonl");
     writeFileSync(file, '{"tool": "score"}\n{"tool": "rm", "input": {}}\n');
-    const result = await rebench("run", "test_echo", "--variant", "mini", "--agent", "replay", "--actions", file, "--backend", TEST_BACKEND, "--db", path.join(root, "bad.db"));
+    const result = await rebench(
+      "run",
+      "test_echo",
+      "--variant",
+      "mini",
+      "--agent",
+      "replay",
+      "--actions",
+      file,
+      "--backend",
+      TEST_BACKEND,
+      "--db",
+      path.join(root, "bad.db"),
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/bad\.jsonl, line 2: not a recorded action/);
-    const missing = await rebench("run", "test_echo", "--variant", "mini", "--agent", "replay", "--actions", path.join(root, "nope.jsonl"), "--backend", TEST_BACKEND, "--db", path.join(root, "bad.db"));
+    const missing = await rebench(
+      "run",
+      "test_echo",
+      "--variant",
+      "mini",
+      "--agent",
+      "replay",
+      "--actions",
+      path.join(root, "nope.jsonl"),
+      "--backend",
+      TEST_BACKEND,
+      "--db",
+      path.join(root, "bad.db"),
+    );
     expect(missing.code).toBe(3);
   });
 
@@ -74,6 +100,8 @@ describe("rebench run --agent replay", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/test_echo\/mini reference \(replay\) · [01]\/1 done/);
     expect(result.stdout).toMatch(/run r\w+ finished \(submitted\): raw -\d+\.\d+, normalized \d/);
-    expect(result.stdout).toMatch(/RUN\s+PARTICIPANT\s+STATE\s+RAW\s+NORMALIZED\s+WORKING\s+TOKENS\s+COST\nr\w+\s+reference \(replay\)\s+finished \(submitted\)\s+-\d/);
+    expect(result.stdout).toMatch(
+      /RUN\s+PARTICIPANT\s+STATE\s+RAW\s+NORMALIZED\s+WORKING\s+TOKENS\s+COST\nr\w+\s+reference \(replay\)\s+finished \(submitted\)\s+-\d/,
+    );
   });
 });

@@ -5,8 +5,8 @@
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { main } from "../../src/cli/main.js";
 import type { Io } from "../../src/cli/io.js";
+import { main } from "../../src/cli/main.js";
 
 export interface CliResult {
   code: number;
@@ -18,7 +18,15 @@ export interface CliResult {
 export async function rebench(...args: string[]): Promise<CliResult> {
   let stdout = "";
   let stderr = "";
-  const io: Io = { out: (t) => void (stdout += t), err: (t) => void (stderr += t), interactive: false };
+  const io: Io = {
+    out: (t) => {
+      stdout += t;
+    },
+    err: (t) => {
+      stderr += t;
+    },
+    interactive: false,
+  };
   const code = await main(["node", "rebench", ...args], io);
   return { code, stdout, stderr };
 }

@@ -3,8 +3,9 @@
  * `test_crash`: the test_echo workspace with a grader that always fails in a chosen way, to prove that a
  * run whose every scoring call fails ends without a score (never a number).
  */
-import { defineEnvironment, MINI_RESOURCES } from "../../src/environments/define.js";
+
 import type { EnvironmentFamily } from "../../src/environments/contract.js";
+import { defineEnvironment, MINI_RESOURCES } from "../../src/environments/define.js";
 import { registerExtraEnvironment } from "../../src/environments/registry.js";
 
 const moduleUrl = new URL("../fixtures/env-echo/family.ts", import.meta.url).href;

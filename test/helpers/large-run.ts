@@ -38,7 +38,10 @@ export async function generateLargeRun(store: RunStore, options: LargeRunOptions
   const perObservation = Math.floor((options.observationBytes ?? 100e6) / turns);
   const start = Date.parse("2026-11-30T09:00:00.000Z");
   let clock = 0;
-  const ts = () => new Date(start + (clock += 1000)).toISOString();
+  const ts = () => {
+    clock += 1000;
+    return new Date(start + clock).toISOString();
+  };
   const run = await store.createRun(LARGE_SPEC, { ts: new Date(start).toISOString() });
   await store.append(run.id, { type: "state_changed", to: "starting", ts: ts() });
   await store.append(run.id, { type: "state_changed", to: "running", ts: ts() });
@@ -55,20 +58,56 @@ export async function generateLargeRun(store: RunStore, options: LargeRunOptions
       outputTokens: 150,
       costUsd: 0.0065,
       durationMs: 1800,
-      content: { choices: [{ message: { role: "assistant", content: `Turn ${turn}: I will run the next experiment.`, toolCalls: [{ id: `call_${turn}`, name: "bash", arguments: { command } }] }, finishReason: "tool_calls", rawFinishReason: "tool_calls" }], attempts: 1, responseIds: [`resp_${turn}`] },
+      content: {
+        choices: [
+          {
+            message: {
+              role: "assistant",
+              content: `Turn ${turn}: I will run the next experiment.`,
+              toolCalls: [{ id: `call_${turn}`, name: "bash", arguments: { command } }],
+            },
+            finishReason: "tool_calls",
+            rawFinishReason: "tool_calls",
+          },
+        ],
+        attempts: 1,
+        responseIds: [`resp_${turn}`],
+      },
     });
     await store.append(run.id, { type: "action", ts: ts(), actionId, tool: "bash", input: { command } });
     let stdout = line.replace("0000", String(turn).padStart(4, "0")).repeat(Math.max(1, Math.floor(perObservation / line.length)));
     if (turn === Math.floor(turns / 2)) stdout = `${options.needle ?? "needle-in-the-haystack"}\n${stdout}`;
     if (turn === 3) stdout = `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">\n${stdout}`;
-    await store.append(run.id, { type: "observation", ts: ts(), actionId, tool: "bash", output: { exitCode: 0, signal: null, timedOut: false, truncated: false, durationMs: 950, stdout, stderr: turn % 7 === 0 ? "warning: slow step\n" : "", timeoutSeconds: 600 } });
+    await store.append(run.id, {
+      type: "observation",
+      ts: ts(),
+      actionId,
+      tool: "bash",
+      output: {
+        exitCode: 0,
+        signal: null,
+        timedOut: false,
+        truncated: false,
+        durationMs: 950,
+        stdout,
+        stderr: turn % 7 === 0 ? "warning: slow step\n" : "",
+        timeoutSeconds: 600,
+      },
+    });
     if (turn % 50 === 0) {
       await store.append(run.id, { type: "pause_started", ts: ts(), reason: "scoring" });
       best = Math.max(1, best - 0.01);
       const elapsedSeconds = turn * 3;
-      const entry = turn % 150 === 0
-        ? { timestamp: ts(), elapsedSeconds, outcome: { kind: "invalid" as const, reason: "the output is not the running sums" }, message: { ok: false }, details: {} }
-        : { timestamp: ts(), elapsedSeconds, outcome: { kind: "scored" as const, value: best }, message: { seconds: Math.exp(best) }, details: {} };
+      const entry =
+        turn % 150 === 0
+          ? {
+              timestamp: ts(),
+              elapsedSeconds,
+              outcome: { kind: "invalid" as const, reason: "the output is not the running sums" },
+              message: { ok: false },
+              details: {},
+            }
+          : { timestamp: ts(), elapsedSeconds, outcome: { kind: "scored" as const, value: best }, message: { seconds: Math.exp(best) }, details: {} };
       await store.append(run.id, { type: "score_logged", ts: ts(), trigger: "action", entry });
       await store.append(run.id, { type: "pause_ended", ts: ts(), reason: "scoring" });
     }
@@ -86,13 +125,29 @@ export async function generateManyRuns(store: RunStore, count: number): Promise<
   const environments = ["optimize_kernel", "fix_embedding", "scaling_law", "rust_codecontests"] as const;
   const start = Date.parse("2026-10-01T00:00:00.000Z");
   for (let i = 0; i < count; i++) {
-    const spec: RunSpecInput = { ...LARGE_SPEC, environment: environments[i % 4]!, participant: { kind: "agent", alias: `model-${i % 13}`, scaffold: "modular" } };
+    const spec: RunSpecInput = {
+      ...LARGE_SPEC,
+      environment: environments[i % 4]!,
+      participant: { kind: "agent", alias: `model-${i % 13}`, scaffold: "modular" },
+    };
     const run = await store.createRun(spec, { ts: new Date(start + i * 60_000).toISOString() });
     if (i % 10 === 0) continue; // queued
     await store.append(run.id, { type: "state_changed", to: "running", ts: new Date(start + i * 60_000 + 1000).toISOString() });
-    await store.append(run.id, { type: "time_reported", ts: new Date(start + i * 60_000 + 2000).toISOString(), wallSeconds: 100 + (i % 97), workingSeconds: 90 + (i % 89), pausedSeconds: 10 });
+    await store.append(run.id, {
+      type: "time_reported",
+      ts: new Date(start + i * 60_000 + 2000).toISOString(),
+      wallSeconds: 100 + (i % 97),
+      workingSeconds: 90 + (i % 89),
+      pausedSeconds: 10,
+    });
     if (i % 10 === 1) continue; // running
     const raw = 1 + ((i * 37) % 100) / 100;
-    await store.append(run.id, { type: "run_finished", ts: new Date(start + i * 60_000 + 3000).toISOString(), stopReason: "submitted", finalRaw: raw, normalized: 2 - raw });
+    await store.append(run.id, {
+      type: "run_finished",
+      ts: new Date(start + i * 60_000 + 3000).toISOString(),
+      stopReason: "submitted",
+      finalRaw: raw,
+      normalized: 2 - raw,
+    });
   }
 }

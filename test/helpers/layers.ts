@@ -16,7 +16,10 @@ export function readLayerTable(architectureMd: string): Map<string, Set<string>>
     const layer = /^`([a-z/]+)\/`$/.exec(cells[1] ?? "")?.[1];
     if (!layer || cells.length < 5) continue;
     // A bare name is a folder of src/ (`core`); one with a slash, a top-level folder (`environments/`).
-    const allowed = cells[3]!.split(",").map((c) => c.trim().replace(/`/g, "")).filter((c) => c && c !== "nothing");
+    const allowed = cells[3]!
+      .split(",")
+      .map((c) => c.trim().replace(/`/g, ""))
+      .filter((c) => c && c !== "nothing");
     table.set(layer, new Set(allowed.map((name) => (name.endsWith("/") ? name.slice(0, -1) : `src/${name}`))));
   }
   return table;

@@ -59,7 +59,11 @@ export function messagesOf(request: RecordedRequest): WireMessage[] {
 
 /** The content of the last `tool` message of a request. */
 export function lastToolResult(request: RecordedRequest): string {
-  return messagesOf(request).filter((m) => m.role === "tool").at(-1)?.content ?? "";
+  return (
+    messagesOf(request)
+      .filter((m) => m.role === "tool")
+      .at(-1)?.content ?? ""
+  );
 }
 
 /** Everything the scaffold wrote to the model in a request, joined. */

@@ -11,18 +11,9 @@ import { existsSync, writeFileSync } from "node:fs";
 import { cp, mkdir, readdir, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ConflictError, UnavailableError } from "../../src/core/index.js";
-import type {
-  AgentPause,
-  BackendCheck,
-  ExecOptions,
-  ExecResult,
-  Sandbox,
-  SandboxBackend,
-  SandboxSpec,
-} from "../../src/sandbox/sandbox.js";
+import { ConflictError, shellQuote as q, UnavailableError } from "../../src/core/index.js";
+import type { AgentPause, BackendCheck, ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxSpec } from "../../src/sandbox/sandbox.js";
 import type { TerminalCommand, TerminalRequest } from "../../src/sandbox/terminal.js";
-import { shellQuote as q } from "../../src/core/index.js";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 

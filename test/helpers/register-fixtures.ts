@@ -6,15 +6,15 @@
  * of tool calls.
  */
 import os from "node:os";
-import type { Scaffold } from "../../src/core/index.js";
 import path from "node:path";
+import { ReplayAgent } from "../../src/agents/replay/replay-agent.js";
+import type { Scaffold } from "../../src/core/index.js";
+import { readActionsFile } from "../../src/core/index.js";
 import { backends } from "../../src/runs/sandbox-backends.js";
 import { scaffolds } from "../../src/runs/scaffolds.js";
 import { registerEchoEnvironment, registerEchoGpuEnvironment } from "./echo-env.js";
 import { ProcessSandboxBackend } from "./process-sandbox.js";
 import { TEST_BACKEND, testBackend } from "./test-backend.js";
-import { readActionsFile } from "../../src/core/index.js";
-import { ReplayAgent } from "../../src/agents/replay/replay-agent.js";
 
 export { TEST_BACKEND };
 

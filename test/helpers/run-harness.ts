@@ -5,12 +5,12 @@
  */
 import path from "node:path";
 import type { Participant, TaskId, UsageLimits } from "../../src/core/index.js";
+import type { ManualClock } from "../../src/runs/clock.js";
 import { type Clock, systemClock } from "../../src/runs/clock.js";
 import { newRunSpec, runEnvironment } from "../../src/runs/run-environment.js";
 import { RunLog } from "../../src/runs/run-log.js";
 import { RunSession } from "../../src/runs/run-session.js";
 import { startRun } from "../../src/runs/start-run.js";
-import type { ManualClock } from "../../src/runs/clock.js";
 import type { ExecOptions, Sandbox, SandboxBackend, SandboxSpec } from "../../src/sandbox/sandbox.js";
 import { SqliteRunStore } from "../../src/store/index.js";
 import { registerFixtures } from "./register-fixtures.js";

@@ -6,7 +6,13 @@
  */
 import path from "node:path";
 import { afterEach, beforeAll, expect } from "vitest";
-import { type Script, type ScriptedProtocol, type ScriptedServer, type ScriptedServerOptions, startScriptedServer } from "../../src/agents/models/testing/scripted-server.js";
+import {
+  type Script,
+  type ScriptedProtocol,
+  type ScriptedServer,
+  type ScriptedServerOptions,
+  startScriptedServer,
+} from "../../src/agents/models/testing/scripted-server.js";
 import { SqliteRunStore } from "../../src/store/index.js";
 import { rebench } from "./cli.js";
 import { registerFixtures, TEST_BACKEND } from "./register-fixtures.js";
@@ -56,12 +62,35 @@ export function scaffoldRuns(scaffold: "modular" | "aide") {
       const protocol: ScriptedProtocol = model.startsWith("anthropic:") ? "anthropic" : "openai";
       server = await startScriptedServer(protocol, script, { ...options, apiKey: "test-key" });
       process.env[protocol === "openai" ? "OPENAI_BASE_URL" : "ANTHROPIC_BASE_URL"] = server.baseUrl;
-      const out = await rebench("run", "test_echo", "--variant", "mini", "--agent", scaffold, "--model", model, "--backend", TEST_BACKEND, "--db", db, "--json", "--progress", "1", ...extra);
+      const out = await rebench(
+        "run",
+        "test_echo",
+        "--variant",
+        "mini",
+        "--agent",
+        scaffold,
+        "--model",
+        model,
+        "--backend",
+        TEST_BACKEND,
+        "--db",
+        db,
+        "--json",
+        "--progress",
+        "1",
+        ...extra,
+      );
       expect(out.code, out.stderr).toBe(0);
       const run = (JSON.parse(out.stdout) as { runs: RunJson[] }).runs[0]!;
       const store = SqliteRunStore.open(db);
       try {
-        return { out, run, summary: await store.getRun(run.runId), events: (await store.events(run.runId)).map((e) => e.event), log: await store.scoreLog(run.runId) };
+        return {
+          out,
+          run,
+          summary: await store.getRun(run.runId),
+          events: (await store.events(run.runId)).map((e) => e.event),
+          log: await store.scoreLog(run.runId),
+        };
       } finally {
         await store.close();
       }

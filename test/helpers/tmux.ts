@@ -13,13 +13,24 @@ export class TmuxSession {
   readonly #socket: string;
 
   /** Start `command` (a shell command line) in a new session of a private tmux server. */
-  constructor(
-    command: string,
-    options: { cwd: string; env?: Record<string, string>; width?: number; height?: number },
-  ) {
+  constructor(command: string, options: { cwd: string; env?: Record<string, string>; width?: number; height?: number }) {
     this.#socket = `rebench-test-${process.pid}-${Date.now().toString(36)}`;
-    const env = Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${shellQuote(v)}`).join(" ");
-    this.#tmux(["new-session", "-d", "-s", "main", "-x", String(options.width ?? 200), "-y", String(options.height ?? 50), "-c", options.cwd, `env ${env} ${command}; echo "REBENCH_EXIT=$?"; sleep 3600`]);
+    const env = Object.entries(options.env ?? {})
+      .map(([k, v]) => `${k}=${shellQuote(v)}`)
+      .join(" ");
+    this.#tmux([
+      "new-session",
+      "-d",
+      "-s",
+      "main",
+      "-x",
+      String(options.width ?? 200),
+      "-y",
+      String(options.height ?? 50),
+      "-c",
+      options.cwd,
+      `env ${env} ${command}; echo "REBENCH_EXIT=$?"; sleep 3600`,
+    ]);
   }
 
   #tmux(args: string[]): string {

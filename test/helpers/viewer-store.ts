@@ -7,9 +7,9 @@
  */
 import path from "node:path";
 import { expect } from "vitest";
-import { startScriptedServer, type RecordedRequest, type Script } from "../../src/agents/models/testing/scripted-server.js";
+import { type RecordedRequest, type Script, startScriptedServer } from "../../src/agents/models/testing/scripted-server.js";
 import { SqliteRunStore } from "../../src/store/index.js";
-import { rebench, REPO_ROOT } from "./cli.js";
+import { REPO_ROOT, rebench } from "./cli.js";
 import { generateLargeRun } from "./large-run.js";
 import { call, FAST_ECHO, promptText } from "./model-script.js";
 import { registerFixtures, TEST_BACKEND } from "./register-fixtures.js";
@@ -32,7 +32,24 @@ async function agentRun(db: string, scaffold: "modular" | "aide", script: Script
   process.env.OPENAI_API_KEY = "test-key";
   process.env.OPENAI_BASE_URL = server.baseUrl;
   try {
-    const out = await rebench("run", "test_echo", "--variant", "mini", "--agent", scaffold, "--model", "openai:gpt-4o", "--backend", TEST_BACKEND, "--db", db, "--json", "--progress", "1", ...extra);
+    const out = await rebench(
+      "run",
+      "test_echo",
+      "--variant",
+      "mini",
+      "--agent",
+      scaffold,
+      "--model",
+      "openai:gpt-4o",
+      "--backend",
+      TEST_BACKEND,
+      "--db",
+      db,
+      "--json",
+      "--progress",
+      "1",
+      ...extra,
+    );
     expect(out.code, out.stderr).toBe(0);
     return (JSON.parse(out.stdout) as { runs: { runId: string }[] }).runs[0]!.runId;
   } finally {
@@ -93,8 +110,30 @@ export async function buildViewerStore(root: string, options: { largeEvents?: nu
     call("python", { code: "print('x' * 30000)" }),
     call("submit", { submission: "one pass with itertools.accumulate" }),
   ]);
-  const aide = await agentRun(db, "aide", aideModel(), "--agent-config", JSON.stringify({ numDrafts: 2, debugProb: 0, maxSteps: 3, seed: 7, checkTimeoutSeconds: 30 }));
-  const hiddenOut = await rebench("run", "test_echo", "--variant", "mini", "--task", "hidden_score", "--agent", "replay", "--backend", TEST_BACKEND, "--db", db, "--json", "--progress", "1");
+  const aide = await agentRun(
+    db,
+    "aide",
+    aideModel(),
+    "--agent-config",
+    JSON.stringify({ numDrafts: 2, debugProb: 0, maxSteps: 3, seed: 7, checkTimeoutSeconds: 30 }),
+  );
+  const hiddenOut = await rebench(
+    "run",
+    "test_echo",
+    "--variant",
+    "mini",
+    "--task",
+    "hidden_score",
+    "--agent",
+    "replay",
+    "--backend",
+    TEST_BACKEND,
+    "--db",
+    db,
+    "--json",
+    "--progress",
+    "1",
+  );
   expect(hiddenOut.code, hiddenOut.stderr).toBe(0);
   const hidden = (JSON.parse(hiddenOut.stdout) as { runs: { runId: string }[] }).runs[0]!.runId;
   const human = await humanRun(root, db);

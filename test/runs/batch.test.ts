@@ -1,9 +1,9 @@
 import path from "node:path";
-import { TEST_BACKEND } from "../helpers/test-backend.js";
 import { describe, expect, test } from "vitest";
 import { runBatch } from "../../src/runs/batch.js";
 import { ECHO_DIR } from "../helpers/echo-env.js";
 import { runHarness } from "../helpers/run-harness.js";
+import { TEST_BACKEND } from "../helpers/test-backend.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const harness = runHarness(tempDir("rebench-batch-"));
@@ -31,7 +31,11 @@ describe("runBatch()", () => {
       expect(inFlight).toBeLessThanOrEqual(2);
     }
     for (const run of runs) {
-      expect(run).toMatchObject({ state: "finished", stopReason: "submitted", spec: { batchId: "b-cap", timeLimitSeconds: 600, limits: { workingSeconds: 600, actions: 20 } } });
+      expect(run).toMatchObject({
+        state: "finished",
+        stopReason: "submitted",
+        spec: { batchId: "b-cap", timeLimitSeconds: 600, limits: { workingSeconds: 600, actions: 20 } },
+      });
       const log = await harness.store.scoreLog(run.id);
       const [start, ...rest] = log.map((e) => (e.outcome.kind === "scored" ? e.outcome.value : NaN));
       expect(Math.min(...rest)).toBeLessThan(start!);
@@ -48,6 +52,8 @@ describe("runBatch()", () => {
   });
 
   test("a batch id already used for another participant or environment is refused", async () => {
-    await expect(runBatch({ ...batch("b-serial", 2, 1), participant: { kind: "agent", alias: "other", scaffold: "script", model: reference } }, { store: harness.store })).rejects.toThrow(/already holds runs of reference/);
+    await expect(
+      runBatch({ ...batch("b-serial", 2, 1), participant: { kind: "agent", alias: "other", scaffold: "script", model: reference } }, { store: harness.store }),
+    ).rejects.toThrow(/already holds runs of reference/);
   });
 });

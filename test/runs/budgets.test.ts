@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { ManualClock } from "../../src/runs/clock.js";
 import { RunEndedError } from "../../src/core/index.js";
+import { ManualClock } from "../../src/runs/clock.js";
 import { ClockedBackend, runHarness } from "../helpers/run-harness.js";
 import { tempDir } from "../helpers/tmp.js";
 

@@ -5,11 +5,11 @@ import { afterAll, describe, expect, test } from "vitest";
 import { registerExtraEnvironment } from "../../src/environments/registry.js";
 import { systemClock } from "../../src/runs/clock.js";
 import { driveRun } from "../../src/runs/drive-run.js";
+import { newRunSpec } from "../../src/runs/run-environment.js";
 import { readoptRunGpus } from "../../src/runs/run-gpus.js";
 import { RunLog } from "../../src/runs/run-log.js";
-import { acquireGpus } from "../../src/sandbox/gpu-leases.js";
-import { newRunSpec } from "../../src/runs/run-environment.js";
 import { backends } from "../../src/runs/sandbox-backends.js";
+import { acquireGpus } from "../../src/sandbox/gpu-leases.js";
 import type { Sandbox, SandboxBackend, SandboxSpec } from "../../src/sandbox/sandbox.js";
 import { defineEchoEnvironment } from "../fixtures/env-echo/family.js";
 import { ECHO_DIR } from "../helpers/echo-env.js";
@@ -26,7 +26,12 @@ afterAll(() => {
   else process.env.REBENCH_HOME = previousHome;
 });
 const leaseDir = path.join(root, "home", "gpu-leases");
-const leaseFiles = () => (existsSync(leaseDir) ? readdirSync(leaseDir).filter((f) => f.endsWith(".json")).sort() : []);
+const leaseFiles = () =>
+  existsSync(leaseDir)
+    ? readdirSync(leaseDir)
+        .filter((f) => f.endsWith(".json"))
+        .sort()
+    : [];
 
 const harness = runHarness(root);
 const reference = path.join(ECHO_DIR, "reference", "actions.jsonl");
@@ -113,13 +118,19 @@ describe("GPU leases in the run lifecycle", () => {
   test("a run whose sandbox cannot be created, or whose agent fails, gives its GPU back", async () => {
     spy.failNext = true;
     const noSandbox = await createRun("test_echo_gpu");
-    expect(await driveRun(noSandbox.id, { store: harness.store, gpus: { hostGpus: [0] } })).toMatchObject({ state: "failed", error: expect.stringMatching(/engine down/) });
+    expect(await driveRun(noSandbox.id, { store: harness.store, gpus: { hostGpus: [0] } })).toMatchObject({
+      state: "failed",
+      error: expect.stringMatching(/engine down/),
+    });
     expect(leaseFiles()).toEqual([]);
     const noAgent = await createRun("test_echo_gpu");
     const makeAgent = () => {
       throw new Error("no agent today");
     };
-    expect(await driveRun(noAgent.id, { store: harness.store, gpus: { hostGpus: [0] }, makeAgent })).toMatchObject({ state: "failed", error: expect.stringMatching(/no agent today/) });
+    expect(await driveRun(noAgent.id, { store: harness.store, gpus: { hostGpus: [0] }, makeAgent })).toMatchObject({
+      state: "failed",
+      error: expect.stringMatching(/no agent today/),
+    });
     expect(spy.created.at(-1)).toMatchObject({ id: noAgent.id, gpus: [0] });
     expect(leaseFiles()).toEqual([]);
   });
@@ -136,7 +147,9 @@ describe("GPU leases in the run lifecycle", () => {
     await readoptRunGpus(log);
     expect(JSON.parse(readFileSync(path.join(leaseDir, "0.json"), "utf8"))).toMatchObject({ pid: process.pid, runId: run.id });
     const notes = await harness.store.events(run.id, { types: ["note"] });
-    expect(notes.at(-1)?.event).toMatchObject({ message: "host GPU 1 of this run's sandbox was leased to run other-run while the run was down: the two share it" });
+    expect(notes.at(-1)?.event).toMatchObject({
+      message: "host GPU 1 of this run's sandbox was leased to run other-run while the run was down: the two share it",
+    });
     await other.release();
   });
 });

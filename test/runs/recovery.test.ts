@@ -90,7 +90,9 @@ function expectRecovered(before: Awaited<ReturnType<typeof snapshot>>, after: Aw
     // Every entry logged before the crash is still there, unchanged, followed by the score and submit calls.
     expect(log.slice(0, earlier.log.length)).toEqual(earlier.log);
     expect(log).toHaveLength(earlier.log.length + 2);
-    const interrupted = events.find(({ event }) => event.type === "observation" && event.tool === "bash" && JSON.stringify(event.output).includes('"interrupted":true'));
+    const interrupted = events.find(
+      ({ event }) => event.type === "observation" && event.tool === "bash" && JSON.stringify(event.output).includes('"interrupted":true'),
+    );
     expect(interrupted).toBeDefined();
     const recovery = events.filter(({ event }) => (event.type === "pause_started" || event.type === "pause_ended") && event.reason === "recovery");
     expect(recovery.map(({ event }) => event.type)).toEqual(["pause_started", "pause_ended"]);

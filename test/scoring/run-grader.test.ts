@@ -1,5 +1,3 @@
-import { writeFile } from "node:fs/promises";
-import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { aggregateScoreLog } from "../../src/core/index.js";
 import { runGrader } from "../../src/scoring/index.js";
@@ -49,14 +47,23 @@ describe("runGrader()", () => {
   test("each call gets a fresh result directory inside the protected directory, removed afterwards", async () => {
     const box = await sandbox();
     const probe = `${box.paths.protected}/probe.py`;
-    await box.writeFile(probe, "import os, json\nopen(os.environ['REBENCH_RESULT'], 'w').write(json.dumps({'outcome': {'kind': 'scored', 'value': 1}, 'details': {'env': {k: v for k, v in os.environ.items() if k.startswith('REBENCH_')}, 'cwd': os.getcwd()}}))\n", { user: "grader" });
+    await box.writeFile(
+      probe,
+      "import os, json\nopen(os.environ['REBENCH_RESULT'], 'w').write(json.dumps({'outcome': {'kind': 'scored', 'value': 1}, 'details': {'env': {k: v for k, v in os.environ.items() if k.startswith('REBENCH_')}, 'cwd': os.getcwd()}}))\n",
+      { user: "grader" },
+    );
     const first = await runGrader(box, { ...call, command: ["python3", probe] });
     const second = await runGrader(box, { ...call, command: ["python3", probe] });
     const env1 = (first.details as { env: Record<string, string> }).env;
     const env2 = (second.details as { env: Record<string, string> }).env;
     expect(env1.REBENCH_RESULT).not.toBe(env2.REBENCH_RESULT);
     expect(env1.REBENCH_RESULT!.startsWith(`${box.paths.protected}/.rebench/results/`)).toBe(true);
-    expect(env1).toMatchObject({ REBENCH_WORKSPACE: box.paths.workspace, REBENCH_PROTECTED: box.paths.protected, REBENCH_TASK: "main", REBENCH_VARIANT: "mini" });
+    expect(env1).toMatchObject({
+      REBENCH_WORKSPACE: box.paths.workspace,
+      REBENCH_PROTECTED: box.paths.protected,
+      REBENCH_TASK: "main",
+      REBENCH_VARIANT: "mini",
+    });
     expect(env1.REBENCH_AS_AGENT).toBeTruthy();
     expect((first.details as { cwd: string }).cwd).toBe(box.paths.protected);
     const left = await box.exec(`ls -A ${box.paths.protected}/.rebench/results`, { user: "grader", cwd: box.paths.protected });

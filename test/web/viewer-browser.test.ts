@@ -203,7 +203,12 @@ describe.skipIf(skip !== undefined)("rebench serve in a real browser (chromium)"
     try {
       for (let i = 1; i <= 3; i++) {
         await writer.append(runs.live, { type: "action", actionId: `live${i}`, tool: "bash", input: { command: `echo live step ${i}` } });
-        await writer.append(runs.live, { type: "observation", actionId: `live${i}`, tool: "bash", output: { exitCode: 0, stdout: `live step ${i}\n`, stderr: "" } });
+        await writer.append(runs.live, {
+          type: "observation",
+          actionId: `live${i}`,
+          tool: "bash",
+          output: { exitCode: 0, stdout: `live step ${i}\n`, stderr: "" },
+        });
         await page.locator(".item", { hasText: `echo live step ${i}` }).waitFor({ timeout: 10_000 });
       }
       await eventually(() => page.locator("#event-count").textContent()).toBe(`${before + 6} events`);

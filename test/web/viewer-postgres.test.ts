@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { copyRuns, SqliteRunStore, type RunStore } from "../../src/store/index.js";
+import { copyRuns, type RunStore, SqliteRunStore } from "../../src/store/index.js";
 import { PostgresRunStore } from "../../src/store/postgres/postgres-store.js";
 import { startViewer, type Viewer } from "../../src/web/viewer-server.js";
 import { rebench } from "../helpers/cli.js";
 import { generateLargeRun, LARGE_SPEC } from "../helpers/large-run.js";
 import { freshDatabase, postgresSkip } from "../helpers/postgres.js";
-import { record, RUNS } from "../helpers/recorded-runs.js";
+import { RUNS, record } from "../helpers/recorded-runs.js";
 import { tempDir } from "../helpers/tmp.js";
 import { ensureViewerBuilt } from "../helpers/viewer-build.js";
 
@@ -27,7 +27,13 @@ describe.skipIf(postgresSkip !== undefined)("rebench serve on a PostgreSQL store
     sqlite = SqliteRunStore.open(db);
     for (const r of RUNS) await record(sqlite, r);
     // Normalized scores (the recorded runs have none), ties among them, and a participant in capitals.
-    for (const [alias, normalized] of [["Zed", 0.5], ["agent-a", 0.1], ["agent-b", null], ["bob", 0.9], ["alice", 0.5]] as const) {
+    for (const [alias, normalized] of [
+      ["Zed", 0.5],
+      ["agent-a", 0.1],
+      ["agent-b", null],
+      ["bob", 0.9],
+      ["alice", 0.5],
+    ] as const) {
       const run = await sqlite.createRun({ ...LARGE_SPEC, participant: { kind: "agent", alias } });
       await sqlite.append(run.id, { type: "run_finished", stopReason: "submitted", finalRaw: normalized === null ? null : 2 - normalized, normalized });
     }
@@ -45,14 +51,24 @@ describe.skipIf(postgresSkip !== undefined)("rebench serve on a PostgreSQL store
   });
 
   const both = async (query: string) =>
-    Promise.all(viewers.map(async (v) => {
-      const response = await fetch(`${v.url}${query}`);
-      expect(response.status, query).toBe(200);
-      return response.json();
-    }));
+    Promise.all(
+      viewers.map(async (v) => {
+        const response = await fetch(`${v.url}${query}`);
+        expect(response.status, query).toBe(200);
+        return response.json();
+      }),
+    );
 
   test("the runs list, sorted, filtered and paged, with its filter menus, is the same as on SQLite", async () => {
-    const queries = ["api/runs", "api/runs?sort=normalized&desc=1", "api/runs?sort=raw&limit=2&offset=1", "api/runs?sort=participant", "api/runs?sort=working&desc=1", "api/runs?min=0.2&max=0.9", "api/runs?state=finished"];
+    const queries = [
+      "api/runs",
+      "api/runs?sort=normalized&desc=1",
+      "api/runs?sort=raw&limit=2&offset=1",
+      "api/runs?sort=participant",
+      "api/runs?sort=working&desc=1",
+      "api/runs?min=0.2&max=0.9",
+      "api/runs?state=finished",
+    ];
     for (const query of queries) {
       const [a, b] = await both(query);
       expect(b, query).toEqual(a);
@@ -63,7 +79,12 @@ describe.skipIf(postgresSkip !== undefined)("rebench serve on a PostgreSQL store
   test("a run's page, its trajectory pages and its search are the same as on SQLite", async () => {
     const [a, b] = await both(`api/runs/${large}`);
     expect(b).toEqual(a);
-    for (const query of [`api/runs/${large}/items?page=0`, `api/runs/${large}/items?page=1`, `api/runs/${large}/search?q=OBSERVATION`, `api/runs/${large}/search?q=${encodeURIComponent("\n")}`]) {
+    for (const query of [
+      `api/runs/${large}/items?page=0`,
+      `api/runs/${large}/items?page=1`,
+      `api/runs/${large}/search?q=OBSERVATION`,
+      `api/runs/${large}/search?q=${encodeURIComponent("\n")}`,
+    ]) {
       const [x, y] = await both(query);
       expect(y, query).toEqual(x);
     }

@@ -4,9 +4,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { RunSpecInput } from "../../src/core/index.js";
 import { SqliteRunStore } from "../../src/store/index.js";
+import type { LiveUpdate, RunDetail, RunsPage, TrajectoryItem } from "../../src/web/api-types.js";
 import { parseTiming } from "../../src/web/recording.js";
 import { startViewer, type Viewer } from "../../src/web/viewer-server.js";
-import type { LiveUpdate, RunDetail, RunsPage, TrajectoryItem } from "../../src/web/api-types.js";
 import { rebench } from "../helpers/cli.js";
 import { generateLargeRun } from "../helpers/large-run.js";
 import { tempDir } from "../helpers/tmp.js";
@@ -35,7 +35,10 @@ let viewer: Viewer;
 const ids: Record<string, string> = {};
 
 /** GET through a raw request, so the Host header and cookies are ours to set. */
-function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { headers }, (res) => {
       let body = "";
@@ -53,16 +56,33 @@ beforeAll(async () => {
   store = SqliteRunStore.open(db);
   const finish = async (id: string, raw: number, normalized: number) => {
     await store.append(id, { type: "state_changed", to: "running" });
-    await store.append(id, { type: "score_logged", trigger: "action", entry: { timestamp: new Date().toISOString(), elapsedSeconds: 60, outcome: { kind: "scored", value: raw }, message: { seconds: raw }, details: { optimum: SECRET_OPTIMUM } } });
+    await store.append(id, {
+      type: "score_logged",
+      trigger: "action",
+      entry: {
+        timestamp: new Date().toISOString(),
+        elapsedSeconds: 60,
+        outcome: { kind: "scored", value: raw },
+        message: { seconds: raw },
+        details: { optimum: SECRET_OPTIMUM },
+      },
+    });
     await store.append(id, { type: "run_finished", stopReason: "submitted", finalRaw: raw, normalized });
   };
   ids.plain = (await store.createRun(spec({}))).id;
   await store.append(ids.plain, { type: "action", actionId: "a1", tool: "bash", input: { command: "cat notes.txt" } });
-  await store.append(ids.plain, { type: "observation", actionId: "a1", tool: "bash", output: { exitCode: 0, stdout: "<script>alert(1)</script>\n" + "y".repeat(5000), stderr: "" } });
+  await store.append(ids.plain, {
+    type: "observation",
+    actionId: "a1",
+    tool: "bash",
+    output: { exitCode: 0, stdout: `<script>alert(1)</script>\n${"y".repeat(5000)}`, stderr: "" },
+  });
   await finish(ids.plain, 1.5, 0.5);
   ids.hidden = (await store.createRun(spec({ task: "hidden_score", participant: { kind: "agent", alias: "model-b" } }))).id;
   await finish(ids.hidden, HIDDEN_VALUE, 0.7654321);
-  ids.reference = (await store.createRun(spec({ participant: { kind: "agent", alias: "reference (replay)", scaffold: "replay" }, config: { actions: "reference" } }))).id;
+  ids.reference = (
+    await store.createRun(spec({ participant: { kind: "agent", alias: "reference (replay)", scaffold: "replay" }, config: { actions: "reference" } }))
+  ).id;
   await store.append(ids.reference, { type: "action", actionId: "a1", tool: "python", input: { code: "PROTECTED_REFERENCE_CODE = 42" } });
   await finish(ids.reference, 1, 1);
   viewer = await startViewer({ store, pollMs: 50 });
@@ -96,8 +116,8 @@ describe("rebench serve: the viewer's server", () => {
     expect(JSON.parse(missing.body).hint).toMatch(/rebench runs list/);
     const post = await fetch(`${viewer.url}api/runs`, { method: "POST" });
     expect(post.status).toBe(405);
-    const escape = await get(`${viewer.url}..%2f..%2fpackage.json`);
-    expect(escape.status).toBe(404);
+    const traversal = await get(`${viewer.url}..%2f..%2fpackage.json`);
+    expect(traversal.status).toBe(404);
   });
 
   test("answers only requests addressed to localhost (no DNS rebinding)", async () => {
@@ -174,9 +194,18 @@ describe("rebench serve: the viewer's server", () => {
     expect(cli.code, cli.stderr).toBe(0);
     expect(cli.stdout).toMatch(/wrote \d+ runs in \d+ files .* to .*export/);
     const files: string[] = [];
-    const walk = (d: string) => readdirSync(d).forEach((f) => (statSync(path.join(d, f)).isDirectory() ? walk(path.join(d, f)) : files.push(path.join(d, f))));
+    const walk = (d: string): void => {
+      for (const f of readdirSync(d)) {
+        const p = path.join(d, f);
+        if (statSync(p).isDirectory()) walk(p);
+        else files.push(p);
+      }
+    };
     walk(dir);
-    const data = files.filter((f) => f.endsWith(".json")).map((f) => readFileSync(f, "utf8")).join("\n");
+    const data = files
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => readFileSync(f, "utf8"))
+      .join("\n");
     expect(data).toContain(ids.hidden);
     expect(data).toContain('"scoresWithheld":true');
     expect(data).not.toContain(String(HIDDEN_VALUE));
@@ -186,7 +215,9 @@ describe("rebench serve: the viewer's server", () => {
     expect(data).toContain("left out: a step of the environment's protected reference solution");
     expect(data).toContain("1.5"); // a visible score stays
     expect(readFileSync(path.join(dir, "index.html"), "utf8")).toContain('content="static"');
-    expect(files.map((f) => path.relative(dir, f))).toEqual(expect.arrayContaining(["app.js", "viewer.css", "data/runs.json", `data/runs/${ids.plain}/items-0.json`, "data/compare.json"]));
+    expect(files.map((f) => path.relative(dir, f))).toEqual(
+      expect.arrayContaining(["app.js", "viewer.css", "data/runs.json", `data/runs/${ids.plain}/items-0.json`, "data/compare.json"]),
+    );
     // The live server, for whoever may open it, shows everything.
     const live = JSON.parse((await get(`${viewer.url}api/runs/${ids.hidden}`)).body) as RunDetail;
     expect(live.row.raw).toBe(HIDDEN_VALUE);
@@ -200,7 +231,13 @@ describe("rebench serve: the viewer's server", () => {
   });
 
   test("a terminal recording's timing file: classic and multi-stream, input delays carried to the next output", () => {
-    expect(parseTiming("0.5 10\n1.25 3\n")).toEqual([[0.5, 10], [1.25, 3]]);
-    expect(parseTiming("H 0 START_TIME 2026\nO 0.5 10\nI 1.0 2\nO 0.25 4\nS 0.1 SIGWINCH\n")).toEqual([[0.5, 10], [1.25, 4]]);
+    expect(parseTiming("0.5 10\n1.25 3\n")).toEqual([
+      [0.5, 10],
+      [1.25, 3],
+    ]);
+    expect(parseTiming("H 0 START_TIME 2026\nO 0.5 10\nI 1.0 2\nO 0.25 4\nS 0.1 SIGWINCH\n")).toEqual([
+      [0.5, 10],
+      [1.25, 4],
+    ]);
   });
 });

@@ -4,7 +4,7 @@
   (``gpt2``, ``gpt2-xl``, or a local folder) converted to our parameter names, the four Conv1D weights per
   block transposed, returned as a checkpoint dict (state dict plus ``"config"``). Like nanoGPT (and
   upstream's ``static_model.py``), our GPT uses the exact GELU where GPT-2 used the tanh approximation.
-- :func:`prepare_openwebtext` is nanoGPT's ``data/openwebtext/prepare.py``: the Hugging Face
+- :func:`prepare_openwebtext` (in ``rebench_env.openwebtext``, shared with restricted_mlm) is nanoGPT's ``data/openwebtext/prepare.py``: the Hugging Face
   ``openwebtext`` dataset, ``train_test_split(test_size=0.0005, seed=2357)``, the ``test`` part renamed
   ``val``, every document's GPT-2 ids (``encode_ordinary``) followed by end-of-text, written as flat
   ``uint16`` ``train.bin`` and ``val.bin``. OpenWebText has no third split, so the paper variant has no
@@ -20,17 +20,14 @@ Canary 3ee46a69-d686-429f-ab44-10670a28e35b: rebench environment file; keep out 
 
 from __future__ import annotations
 
-import itertools
-import json
 import os
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Mapping
 
-import numpy as np
 import torch
 
 from rebench_env.gpt import GPT, GPTConfig
-from rebench_env.tokens import TOKEN_DTYPE
+from rebench_env.openwebtext import prepare_openwebtext, write_splits, write_token_file  # noqa: F401 (shared with restricted_mlm)
 
 CONV1D = ("attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight")
 
@@ -70,37 +67,3 @@ def hf_checkpoint(name: str) -> dict[str, Any]:
 
     hf = GPT2LMHeadModel.from_pretrained(hf_source(name), torch_dtype=torch.float32)
     return convert_gpt2_state(hf.state_dict(), hf.config)
-
-
-def write_token_file(texts: Iterable[str], path: Path, encode_batch: Callable[[Sequence[str]], list[list[int]]], eot: int, batch: int = 1024) -> int:
-    """Every text's ids followed by ``eot``, appended to ``path`` as ``uint16``, streaming; returns the token count."""
-    total = 0
-    stream = iter(texts)
-    with open(path, "wb") as f:
-        while chunk := list(itertools.islice(stream, batch)):
-            for ids in encode_batch(chunk):
-                np.asarray([*ids, eot], dtype=TOKEN_DTYPE).tofile(f)
-                total += len(ids) + 1
-    return total
-
-
-def write_splits(splits: Mapping[str, Iterable[str]], out: Path, tokenizer_dir: Path) -> dict[str, int]:
-    """``<split>.bin`` per split and ``meta.json`` (as the tokens assets), with the GPT-2 tokenizer asset."""
-    from rebench_env.tokenizer import load_tokenizer
-
-    tokenizer = load_tokenizer(tokenizer_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    counts = {name: write_token_file(texts, out / f"{name}.bin", tokenizer.encode_batch, tokenizer.eot_id) for name, texts in splits.items()}
-    meta = {"tokenizer": tokenizer.name, "vocab_size": tokenizer.vocab_size, "eot_id": tokenizer.eot_id, "tokens": counts}
-    (out / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
-    return counts
-
-
-def prepare_openwebtext(out: Path, test_size: float, seed: int, tokenizer_dir: Path, num_proc: int = 8) -> dict[str, int]:
-    """nanoGPT's OpenWebText preparation into ``out`` (train.bin, val.bin, meta.json)."""
-    from datasets import load_dataset
-
-    dataset = load_dataset("openwebtext", num_proc=num_proc, trust_remote_code=True)
-    split = dataset["train"].train_test_split(test_size=test_size, seed=seed, shuffle=True)
-    texts = {"train": (row["text"] for row in split["train"]), "val": (row["text"] for row in split["test"])}
-    return write_splits(texts, out, tokenizer_dir)

@@ -15,36 +15,39 @@
  * and the submission is that node. The run's final score is still the environment's aggregate of the log.
  */
 import { z } from "zod";
+import { type Agent, type AgentSession, RunEndedError } from "../../core/index.js";
+import { checkThinkingBudget, ModelSettings, modelRequestOptions } from "../model-settings.js";
 import { generateInRun } from "../model-turn.js";
 import type { AssistantMessage, ModelClient } from "../models/model-client.js";
-import { RunEndedError, type Agent, type AgentSession } from "../../core/index.js";
-import { checkThinkingBudget, modelRequestOptions, ModelSettings } from "../model-settings.js";
 import { scoreText } from "../score-text.js";
-import { type AideWorkspace, applyFiles, inspectWorkspace, runCheck, safePath } from "./aide-workspace.js";
 import { type PromptInput, stepMessages, WRITE_SOLUTION } from "./aide-prompts.js";
+import { type AideWorkspace, applyFiles, inspectWorkspace, runCheck, safePath } from "./aide-workspace.js";
 import { type AideNode, Journal, type NextStep } from "./journal.js";
 
 /** The aide scaffold's settings (`--agent-config`), with their defaults. */
-export const AideSettings = z.object({
-  numDrafts: z.number().int().min(1).default(3),
-  debugProb: z.number().min(0).max(1).default(0.5),
-  maxDebugDepth: z.number().int().min(0).default(3),
-  /** Stop searching after this many nodes (default: only the budget stops it). */
-  maxSteps: z.number().int().positive().optional(),
-  /** Timeout of a node's quick check, in seconds. */
-  checkTimeoutSeconds: z.number().positive().default(600),
-  /** When any budget is this far used, put the best node in place and submit. */
-  finalizeAt: z.number().gt(0).max(1).default(0.9),
-  maxTokens: z.number().int().positive().default(8192),
-  temperature: z.number().min(0).max(2).optional(),
-  /** Characters of the starting workspace's files shown to the model. */
-  workspaceChars: z.number().int().min(0).default(40_000),
-  /** Characters of a check's output shown to the model (head and tail). */
-  outputLimitChars: z.number().int().min(500).default(6_000),
-  /** Seed of the search policy's random choices (default: unseeded). */
-  seed: z.number().int().optional(),
-  ...ModelSettings.shape,
-}).strict().superRefine(checkThinkingBudget);
+export const AideSettings = z
+  .object({
+    numDrafts: z.number().int().min(1).default(3),
+    debugProb: z.number().min(0).max(1).default(0.5),
+    maxDebugDepth: z.number().int().min(0).default(3),
+    /** Stop searching after this many nodes (default: only the budget stops it). */
+    maxSteps: z.number().int().positive().optional(),
+    /** Timeout of a node's quick check, in seconds. */
+    checkTimeoutSeconds: z.number().positive().default(600),
+    /** When any budget is this far used, put the best node in place and submit. */
+    finalizeAt: z.number().gt(0).max(1).default(0.9),
+    maxTokens: z.number().int().positive().default(8192),
+    temperature: z.number().min(0).max(2).optional(),
+    /** Characters of the starting workspace's files shown to the model. */
+    workspaceChars: z.number().int().min(0).default(40_000),
+    /** Characters of a check's output shown to the model (head and tail). */
+    outputLimitChars: z.number().int().min(500).default(6_000),
+    /** Seed of the search policy's random choices (default: unseeded). */
+    seed: z.number().int().optional(),
+    ...ModelSettings.shape,
+  })
+  .strict()
+  .superRefine(checkThinkingBudget);
 export type AideSettings = z.infer<typeof AideSettings>;
 
 type Proposal = { plan: string; files: Record<string, string>; command: string | undefined } | { error: string; plan: string };
@@ -158,7 +161,10 @@ export function readProposal(message: AssistantMessage): Proposal {
     const { path: p, content } = (item ?? {}) as { path?: unknown; content?: unknown };
     const safe = typeof p === "string" ? safePath(p) : undefined;
     if (!safe || typeof content !== "string") {
-      return { error: `a file entry is not {path, content} with a relative path inside the workspace: ${JSON.stringify(item).slice(0, 200)}`, plan: String(plan ?? "") };
+      return {
+        error: `a file entry is not {path, content} with a relative path inside the workspace: ${JSON.stringify(item).slice(0, 200)}`,
+        plan: String(plan ?? ""),
+      };
     }
     written[safe] = content;
   }

@@ -71,7 +71,7 @@ export class Journal {
     const good = this.nodes.filter((n) => !n.buggy);
     const measured = good.filter((n) => n.metric !== null);
     if (measured.length === 0) return good.at(-1);
-    return measured.reduce((best, n) => (this.direction === "min" ? n.metric! <= best.metric! : n.metric! >= best.metric!) ? n : best);
+    return measured.reduce((best, n) => ((this.direction === "min" ? n.metric! <= best.metric! : n.metric! >= best.metric!) ? n : best));
   }
 
   nextStep(policy: SearchPolicy, random: () => number): NextStep {

@@ -7,10 +7,9 @@
  * the shell (scored as submitted) or the time runs out (the terminal is closed and the solution scored).
  * The session's recording is stored with the run as a `note`.
  */
-import type { Agent, AgentSession, Direction } from "../../core/index.js";
+import type { Agent, AgentSession, Direction, HumanLink, HumanRequest } from "../../core/index.js";
 import { scoreLogText, scoreText } from "../score-text.js";
 import { duration } from "../usage-notices.js";
-import type { HumanLink, HumanRequest } from "../../core/index.js";
 
 export interface HumanAgentOptions {
   /** Milliseconds the terminal gets to close by itself after `submit` or after the agent stopped serving, before it is killed. Default 3000. */
@@ -31,7 +30,7 @@ export function humanBanner(session: AgentSession): string {
     limit === undefined ? "No time limit." : `Time limit: ${duration(limit)} of working time; scoring does not count. The prompt shows what is left.`,
     "Commands: score (score your solution), score-log (every score so far), submit [NOTES] (end the attempt).",
     "Leaving the shell (exit) also ends the attempt: your solution is then scored as submitted.",
-    "The task's instructions are in $REBENCH_INSTRUCTIONS (cat \"$REBENCH_INSTRUCTIONS\").",
+    'The task\'s instructions are in $REBENCH_INSTRUCTIONS (cat "$REBENCH_INSTRUCTIONS").',
   ].join("\n");
 }
 
@@ -88,10 +87,7 @@ export class HumanAgent implements Agent {
     let text: string;
     let code = 0;
     try {
-      text =
-        request.command === "score"
-          ? scoreText(await session.tools.score(), direction)
-          : scoreLogText(await session.tools.scoreLog(), direction);
+      text = request.command === "score" ? scoreText(await session.tools.score(), direction) : scoreLogText(await session.tools.scoreLog(), direction);
     } catch (error) {
       text = `${request.command} failed: ${error instanceof Error ? error.message : String(error)}`;
       code = 1;

@@ -10,24 +10,16 @@ import { afterEach, describe, expect, test } from "vitest";
 import { InvalidInputError, ZERO_TOKENS } from "../../core/index.js";
 import type { ModelClientOptions } from "./create-model-client.js";
 import { ModelApiError, ModelResponseError } from "./errors.js";
-import type {
-  GenerateRequest,
-  Message,
-  ModelClient,
-  ModelPause,
-  ModelPauseStart,
-  Provider,
-  ToolDefinition,
-} from "./model-client.js";
+import type { GenerateRequest, Message, ModelClient, ModelPause, ModelPauseStart, Provider, ToolDefinition } from "./model-client.js";
 import type { PriceTable } from "./prices.js";
 import { fakeClock } from "./testing/fake-clock.js";
 import {
+  type Script,
   type ScriptedChoice,
   type ScriptedProtocol,
   type ScriptedServer,
   type ScriptStep,
   startScriptedServer,
-  type Script,
 } from "./testing/scripted-server.js";
 
 export interface ModelClientTarget {
@@ -81,9 +73,7 @@ export function modelClientContract(name: string, target: ModelClientTarget): vo
       target.client(s.baseUrl, { apiKey: "test-key", prices, retry: { baseDelayMs: 1 }, ...options });
     /** One step per response: all choices in one when the client asks natively, else one step each. */
     const choiceSteps = (choices: ScriptedChoice[], usage: { inputTokens: number; outputTokens: number }): ScriptStep[] =>
-      target.nativeN
-        ? [{ reply: { choices, usage } }]
-        : choices.map((c) => ({ reply: { ...c, usage } }));
+      target.nativeN ? [{ reply: { choices, usage } }] : choices.map((c) => ({ reply: { ...c, usage } }));
 
     test("generate() returns the text, usage, cost and the model the server reported", async () => {
       const s = await start([{ reply: { text: "Hello.", usage: { inputTokens: 1000, outputTokens: 200 }, model: "test-model-v2" } }]);
@@ -114,11 +104,7 @@ export function modelClientContract(name: string, target: ModelClientTarget): vo
       expect(call?.argumentsError).toBeUndefined();
       const second = await client.generate({
         ...request,
-        messages: [
-          ...request.messages,
-          choice!.message,
-          { role: "tool", toolCallId: call!.id, content: "a.py\nb.py" },
-        ],
+        messages: [...request.messages, choice!.message, { role: "tool", toolCallId: call!.id, content: "a.py\nb.py" }],
       });
       expect(second.choices[0]?.message.content).toBe("There are two files.");
       const sent = JSON.stringify(s.requests[1]?.body);
@@ -150,7 +136,14 @@ export function modelClientContract(name: string, target: ModelClientTarget): vo
     });
 
     test("usage comes back by kind (cache reads and writes, reasoning within the output) and each kind is priced", async () => {
-      const usage = { inputTokens: 1000, cacheReadTokens: 30_000, cacheWriteTokens: 4000, cacheWrite1hTokens: target.provider === "anthropic" ? 1000 : 0, outputTokens: 500, reasoningTokens: 300 };
+      const usage = {
+        inputTokens: 1000,
+        cacheReadTokens: 30_000,
+        cacheWriteTokens: 4000,
+        cacheWrite1hTokens: target.provider === "anthropic" ? 1000 : 0,
+        outputTokens: 500,
+        reasoningTokens: 300,
+      };
       const shown = target.provider === "compat" ? { ...usage, cacheWriteTokens: 0, cacheWrite1hTokens: 0 } : usage;
       const s = await start([{ reply: { text: "ok", usage: shown } }]);
       const result = await clientFor(s).generate(ask("x"));
@@ -166,12 +159,16 @@ export function modelClientContract(name: string, target: ModelClientTarget): vo
     });
 
     test("reasoning is kept with the message and travels back unchanged on the next turn, also from a stored copy", async () => {
-      const s = await start([
-        { reply: { reasoning: "The listing will tell me which files exist.", toolCalls: [{ name: "bash", arguments: { command: "ls" } }] } },
-        { reply: { text: "Two files." } },
-        { reply: { text: "Still two files." } },
-        { reply: { text: "never" } },
-      ], "test-key", true);
+      const s = await start(
+        [
+          { reply: { reasoning: "The listing will tell me which files exist.", toolCalls: [{ name: "bash", arguments: { command: "ls" } }] } },
+          { reply: { text: "Two files." } },
+          { reply: { text: "Still two files." } },
+          { reply: { text: "never" } },
+        ],
+        "test-key",
+        true,
+      );
       const client = clientFor(s);
       const request = ask("What is here?", { tools: [bash], maxTokens: 8000, ...target.reasoning.request });
       const first = await client.generate(request);
@@ -180,7 +177,10 @@ export function modelClientContract(name: string, target: ModelClientTarget): vo
       expect(first.usage.reasoningTokens).toBeGreaterThan(0);
       expect(first.usage.reasoningTokens).toBeLessThan(first.usage.outputTokens);
       const call = message.toolCalls![0]!;
-      const continued = (m: typeof message): GenerateRequest => ({ ...request, messages: [...request.messages, m, { role: "tool", toolCallId: call.id, content: "a.py\nb.py" }] });
+      const continued = (m: typeof message): GenerateRequest => ({
+        ...request,
+        messages: [...request.messages, m, { role: "tool", toolCallId: call.id, content: "a.py\nb.py" }],
+      });
       expect((await client.generate(continued(message))).choices[0]?.message.content).toBe("Two files.");
       // As after a restart: the message as stored in the run's events, parsed back from JSON.
       const stored = JSON.parse(JSON.stringify(message)) as typeof message;
@@ -207,7 +207,11 @@ export function modelClientContract(name: string, target: ModelClientTarget): vo
         { role: "user", content: long, cacheBreakpoint: true },
       ];
       const one = await client.generate({ messages, tools: [bash], cache: { ttl: "1h" } });
-      const two = await client.generate({ messages: [...messages, one.choices[0]!.message, { role: "user", content: "And now?", cacheBreakpoint: true }], tools: [bash], cache: { ttl: "1h" } });
+      const two = await client.generate({
+        messages: [...messages, one.choices[0]!.message, { role: "user", content: "And now?", cacheBreakpoint: true }],
+        tools: [bash],
+        cache: { ttl: "1h" },
+      });
       if (!target.caches) {
         expect(two.usage.cacheReadTokens).toBe(0);
         return;
@@ -217,7 +221,11 @@ export function modelClientContract(name: string, target: ModelClientTarget): vo
       if (target.provider === "anthropic") {
         expect(one.usage.cacheWriteTokens).toBeGreaterThan(1000);
         expect(one.usage.cacheWrite1hTokens).toBe(one.usage.cacheWriteTokens);
-        const body = s.requests[1]!.body as { tools: { cache_control?: unknown }[]; system: { cache_control?: unknown }[]; messages: { content: { cache_control?: unknown }[] }[] };
+        const body = s.requests[1]!.body as {
+          tools: { cache_control?: unknown }[];
+          system: { cache_control?: unknown }[];
+          messages: { content: { cache_control?: unknown }[] }[];
+        };
         const mark = { type: "ephemeral", ttl: "1h" };
         expect(body.tools.at(-1)?.cache_control).toEqual(mark);
         expect(body.system[0]?.cache_control).toEqual(mark);
@@ -267,10 +275,7 @@ export function modelClientContract(name: string, target: ModelClientTarget): vo
     });
 
     test("with the real clock, the client waits out a short Retry-After before the next request", async () => {
-      const s = await start([
-        { error: { status: 429, message: "slow down", headers: { "retry-after-ms": "150" } } },
-        { reply: { text: "ok" } },
-      ]);
+      const s = await start([{ error: { status: 429, message: "slow down", headers: { "retry-after-ms": "150" } } }, { reply: { text: "ok" } }]);
       const pauses: ModelPause[] = [];
       const result = await clientFor(s).generate(ask("x"), { onPause: (p) => pauses.push(p) });
       const gap = s.requests[1]!.receivedAt - s.requests[0]!.receivedAt;
@@ -288,10 +293,7 @@ export function modelClientContract(name: string, target: ModelClientTarget): vo
     });
 
     test("after the last attempt the error carries the provider's message", async () => {
-      const s = await start([
-        { error: { status: 500, message: "boom one" } },
-        { error: { status: 500, message: "boom two" } },
-      ]);
+      const s = await start([{ error: { status: 500, message: "boom one" } }, { error: { status: 500, message: "boom two" } }]);
       const failure = clientFor(s, { retry: { maxAttempts: 2, baseDelayMs: 1 } }).generate(ask("x"));
       await expect(failure).rejects.toThrow(ModelApiError);
       await expect(failure).rejects.toThrow(/HTTP 500: boom two/);
@@ -300,7 +302,9 @@ export function modelClientContract(name: string, target: ModelClientTarget): vo
 
     test("a 400 fails at once, naming what the server refused", async () => {
       const s = await start([{ error: { status: 400, message: "context length exceeded" } }, { reply: { text: "never" } }]);
-      const error = await clientFor(s).generate(ask("x")).catch((e: unknown) => e);
+      const error = await clientFor(s)
+        .generate(ask("x"))
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ModelApiError);
       expect((error as ModelApiError).status).toBe(400);
       expect((error as Error).message).toMatch(/context length exceeded/);
@@ -309,7 +313,9 @@ export function modelClientContract(name: string, target: ModelClientTarget): vo
 
     test("a wrong key is refused with a hint about the key", async () => {
       const s = await start([{ reply: { text: "never" } }], "the-right-key");
-      const error = await clientFor(s, { apiKey: "a-wrong-key" }).generate(ask("x")).catch((e: unknown) => e);
+      const error = await clientFor(s, { apiKey: "a-wrong-key" })
+        .generate(ask("x"))
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ModelApiError);
       expect((error as ModelApiError).status).toBe(401);
       expect((error as ModelApiError).hint).toMatch(/key/i);
@@ -348,10 +354,7 @@ export function modelClientContract(name: string, target: ModelClientTarget): vo
     });
 
     test("a 200 whose body is not JSON, or not the protocol's shape, is a clear error", async () => {
-      const s = await start([
-        { raw: { body: "<html>gateway</html>" } },
-        { raw: { body: { hello: "world" } } },
-      ]);
+      const s = await start([{ raw: { body: "<html>gateway</html>" } }, { raw: { body: { hello: "world" } } }]);
       const client = clientFor(s);
       await expect(client.generate(ask("x"))).rejects.toThrow(ModelResponseError);
       await expect(client.generate(ask("x"))).rejects.toThrow(/not a (chat completion|message|response|message stream)\b/);

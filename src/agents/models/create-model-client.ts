@@ -42,9 +42,7 @@ const DEFAULT_TIMEOUT_MS = 600_000;
 export function createModelClient(spec: string, options: ModelClientOptions = {}): ModelClient {
   const env = options.env ?? process.env;
   const parsed = parseModelSpec(spec);
-  const prices =
-    options.prices ??
-    loadPriceTable({ env, ...(options.pricesFile === undefined ? {} : { pricesFile: options.pricesFile }) });
+  const prices = options.prices ?? loadPriceTable({ env, ...(options.pricesFile === undefined ? {} : { pricesFile: options.pricesFile }) });
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const common = {
     model: parsed.model,
@@ -73,7 +71,13 @@ export function createModelClient(spec: string, options: ModelClientOptions = {}
       return new ProviderClient({
         ...common,
         provider: "openai",
-        adapter: responsesAdapter({ client, model: parsed.model, label: "openai", info: lookupModel(prices, "openai", [parsed.model]), idleTimeoutMs: timeoutMs }),
+        adapter: responsesAdapter({
+          client,
+          model: parsed.model,
+          label: "openai",
+          info: lookupModel(prices, "openai", [parsed.model]),
+          idleTimeoutMs: timeoutMs,
+        }),
         errors: { label: "openai", baseUrl, authHint: "check OPENAI_API_KEY (and OPENAI_BASE_URL, if set)" },
       });
     }
@@ -98,8 +102,7 @@ export function createModelClient(spec: string, options: ModelClientOptions = {}
     case "compat": {
       const baseUrl = trimSlash(options.baseUrl ?? parsed.baseUrl ?? "");
       const keyEnv = parsed.keyEnv ?? "REBENCH_COMPAT_API_KEY";
-      const key =
-        options.apiKey ?? (parsed.keyEnv !== undefined ? requireKey(spec, parsed.keyEnv, env[parsed.keyEnv]) : env[keyEnv] || undefined);
+      const key = options.apiKey ?? (parsed.keyEnv !== undefined ? requireKey(spec, parsed.keyEnv, env[parsed.keyEnv]) : env[keyEnv] || undefined);
       const label = `compat ${baseUrl}`;
       // The SDK insists on a key; a keyless server gets no Authorization header at all.
       const client = new OpenAI({

@@ -12,10 +12,7 @@ export class ModelApiError extends InfrastructureError {
   readonly retryable: boolean;
   /** Milliseconds the provider asked us to wait (Retry-After), if it said. */
   readonly retryAfterMs: number | undefined;
-  constructor(
-    message: string,
-    details: { status?: number; retryable: boolean; retryAfterMs?: number; hint?: string; cause?: unknown },
-  ) {
+  constructor(message: string, details: { status?: number; retryable: boolean; retryAfterMs?: number; hint?: string; cause?: unknown }) {
     super(message, { hint: details.hint, cause: details.cause });
     this.status = details.status;
     this.retryable = details.retryable;

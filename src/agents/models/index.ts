@@ -8,4 +8,4 @@ export * from "./errors.js";
 export * from "./model-client.js";
 export * from "./model-spec.js";
 export * from "./prices.js";
-export { DEFAULT_RETRY_POLICY, type Clock, type RetryPolicy } from "./retry.js";
+export { type Clock, DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";

@@ -9,7 +9,14 @@ const dir = tempDir();
 
 describe("the price table", () => {
   test("cost is tokens times USD per million, each kind at its own price; reasoning is priced as the output it is part of", () => {
-    const usage = { inputTokens: 2_000_000, cacheReadTokens: 10_000_000, cacheWriteTokens: 1_000_000, cacheWrite1hTokens: 400_000, outputTokens: 500_000, reasoningTokens: 300_000 };
+    const usage = {
+      inputTokens: 2_000_000,
+      cacheReadTokens: 10_000_000,
+      cacheWriteTokens: 1_000_000,
+      cacheWrite1hTokens: 400_000,
+      outputTokens: 500_000,
+      reasoningTokens: 300_000,
+    };
     const priced = priceUsage(usage, DEFAULT_PRICES["anthropic:claude-sonnet-4-20250514"]!, "anthropic:claude-sonnet-4-20250514");
     // $3 input, $0.30 cache reads, $3.75 five-minute and $6 one-hour writes, $15 output.
     expect(priced.costByKind).toEqual({ input: 6, cacheRead: 3, cacheWrite: 0.6 * 3.75 + 0.4 * 6, output: 7.5 });
@@ -23,11 +30,18 @@ describe("the price table", () => {
     expect(plain).toEqual({ costUsd: 3, costByKind: { input: 1, cacheRead: 0, cacheWrite: 0, output: 2 }, warnings: [] });
     const cached = priceUsage({ ...ZERO_TOKENS, cacheReadTokens: 1_000_000, cacheWriteTokens: 2_000_000, cacheWrite1hTokens: 1_000_000 }, info, "compat:m");
     expect(cached.costUsd).toBe(3);
-    expect(cached.warnings.join("\n")).toMatch(/no cache-read price for compat:m[\s\S]*cacheReadPerMTok[\s\S]*no cache-write price[\s\S]*no 1-hour cache-write price/);
+    expect(cached.warnings.join("\n")).toMatch(
+      /no cache-read price for compat:m[\s\S]*cacheReadPerMTok[\s\S]*no cache-write price[\s\S]*no 1-hour cache-write price/,
+    );
   });
 
   test("the shipped Anthropic prices follow the caching multipliers, OpenAI's its cached-input prices", () => {
-    expect(DEFAULT_PRICES["anthropic:claude-opus-4-1-20250805"]).toMatchObject({ inputPerMTok: 15, cacheReadPerMTok: 1.5, cacheWritePerMTok: 18.75, cacheWrite1hPerMTok: 30 });
+    expect(DEFAULT_PRICES["anthropic:claude-opus-4-1-20250805"]).toMatchObject({
+      inputPerMTok: 15,
+      cacheReadPerMTok: 1.5,
+      cacheWritePerMTok: 18.75,
+      cacheWrite1hPerMTok: 30,
+    });
     expect(DEFAULT_PRICES["openai:gpt-5"]).toMatchObject({ inputPerMTok: 1.25, cacheReadPerMTok: 0.125, cacheWritePerMTok: 1.25, reasoning: true });
     expect(DEFAULT_PRICES["openai:gpt-4o"]?.reasoning).toBeUndefined();
   });
@@ -44,9 +58,7 @@ describe("the price table", () => {
     const table = loadPriceTable({ env: { REBENCH_PRICES: file } });
     expect(lookupModel(table, "compat", ["qwen-7b"])).toEqual({ inputPerMTok: 0, outputPerMTok: 0, contextWindow: 32768 });
     expect(lookupModel(table, "openai", ["gpt-4o"])).toEqual({ inputPerMTok: 1, outputPerMTok: 4 });
-    expect(lookupModel(table, "anthropic", ["claude-3-5-sonnet-20241022"])).toEqual(
-      DEFAULT_PRICES["anthropic:claude-3-5-sonnet-20241022"],
-    );
+    expect(lookupModel(table, "anthropic", ["claude-3-5-sonnet-20241022"])).toEqual(DEFAULT_PRICES["anthropic:claude-3-5-sonnet-20241022"]);
   });
 
   test("lookup tries each name in turn and keeps providers apart", () => {

@@ -123,7 +123,7 @@ export function loadPriceTable(options: LoadPriceTableOptions = {}): PriceTable 
     text = readFileSync(file, "utf8");
   } catch (error) {
     throw new InvalidInputError(`cannot read the price file ${file}: ${(error as Error).message}`, {
-      hint: "REBENCH_PRICES (or --prices) must name a JSON file like {\"compat:my-model\": {\"inputPerMTok\": 0, \"outputPerMTok\": 0}}",
+      hint: 'REBENCH_PRICES (or --prices) must name a JSON file like {"compat:my-model": {"inputPerMTok": 0, "outputPerMTok": 0}}',
     });
   }
   let json: unknown;
@@ -156,7 +156,8 @@ export function priceUsage(usage: TokenCounts, info: ModelInfo, name: string): P
   const warnings: string[] = [];
   const fallback = (price: number | undefined, used: number, what: string, as: string, field: string, instead: number): number => {
     if (price !== undefined) return price;
-    if (used > 0) warnings.push(`the model table has no ${what} price for ${name}; they were charged ${as} (add ${field} to a price file named by REBENCH_PRICES)`);
+    if (used > 0)
+      warnings.push(`the model table has no ${what} price for ${name}; they were charged ${as} (add ${field} to a price file named by REBENCH_PRICES)`);
     return instead;
   };
   const read = fallback(info.cacheReadPerMTok, usage.cacheReadTokens, "cache-read", "as input", "cacheReadPerMTok", info.inputPerMTok);

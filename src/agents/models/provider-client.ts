@@ -11,9 +11,9 @@ import { ModelResponseError } from "./errors.js";
 import {
   type Choice,
   type CostByKind,
+  type GenerateOptions,
   GenerateRequest,
   type GenerateRequestInput,
-  type GenerateOptions,
   type GenerateResult,
   type ModelClient,
   type ModelUsage,

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { ModelApiError } from "./errors.js";
-import { parseRetryAfter } from "./retry.js";
-import { backoffDelay, DEFAULT_RETRY_POLICY, withRetries } from "./retry.js";
+import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter, withRetries } from "./retry.js";
 import { fakeClock } from "./testing/fake-clock.js";
 
 const retryable = (message: string, retryAfterMs?: number) =>
@@ -11,9 +10,7 @@ describe("withRetries", () => {
   test("backoff doubles per failure up to the cap, with jitter in the upper half", () => {
     const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 1000, maxDelayMs: 5000 };
     expect([1, 2, 3, 4, 5].map((n) => backoffDelay(n, policy, () => 0))).toEqual([500, 1000, 2000, 2500, 2500]);
-    expect([1, 2, 3, 4, 5].map((n) => backoffDelay(n, policy, () => 0.999999))).toEqual(
-      [1000, 2000, 4000, 5000, 5000].map((v) => expect.closeTo(v, 2)),
-    );
+    expect([1, 2, 3, 4, 5].map((n) => backoffDelay(n, policy, () => 0.999999))).toEqual([1000, 2000, 4000, 5000, 5000].map((v) => expect.closeTo(v, 2)));
   });
 
   test("gives up after maxAttempts and throws the last error", async () => {
@@ -41,9 +38,7 @@ describe("withRetries", () => {
 
   test("a Retry-After beyond maxRetryAfterMs fails instead of waiting, and says when to come back", async () => {
     const clock = fakeClock();
-    const error = (await withRetries(async () => Promise.reject(retryable("quota", 3_600_000)), { clock }).catch(
-      (e: unknown) => e,
-    )) as ModelApiError;
+    const error = (await withRetries(async () => Promise.reject(retryable("quota", 3_600_000)), { clock }).catch((e: unknown) => e)) as ModelApiError;
     expect(error).toBeInstanceOf(ModelApiError);
     expect(error.message).toMatch(/retry after 3600 s, longer than the 300 s we wait/);
     expect(error.hint).toMatch(/try again/);

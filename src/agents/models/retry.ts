@@ -4,8 +4,9 @@
  * network errors), the provider's Retry-After honoured, every wait reported as a pause so the run layer
  * can keep it out of working time, and an AbortSignal that cuts a wait short.
  */
-import type { ModelPause, ModelPauseStart } from "./model-client.js";
+
 import { ModelApiError } from "./errors.js";
+import type { ModelPause, ModelPauseStart } from "./model-client.js";
 
 export interface RetryPolicy {
   /** Requests in all, the first included; default 6. */
@@ -79,10 +80,7 @@ export function backoffDelay(failures: number, policy: RetryPolicy, random: () =
  * Call `attempt` until it succeeds, it fails with an error that is not a retryable `ModelApiError`, or the
  * attempts run out (the last error is thrown). An abort rejects with the signal's reason.
  */
-export async function withRetries<T>(
-  attempt: (attemptNumber: number) => Promise<T>,
-  options: RetryOptions = {},
-): Promise<Retried<T>> {
+export async function withRetries<T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions = {}): Promise<Retried<T>> {
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.policy };
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;

@@ -10,11 +10,10 @@
  * a provider that caches reads the conversation so far and writes only the new turn.
  */
 import { z } from "zod";
-import type { Message } from "../models/model-client.js";
-import type { ModelClient } from "../models/model-client.js";
+import { type Agent, type AgentSession, promptTokens, RunEndedError } from "../../core/index.js";
+import { checkThinkingBudget, ModelSettings, markBreakpoints, modelRequestOptions } from "../model-settings.js";
 import { generateInRun } from "../model-turn.js";
-import { promptTokens, RunEndedError, type Agent, type AgentSession } from "../../core/index.js";
-import { checkThinkingBudget, markBreakpoints, modelRequestOptions, ModelSettings } from "../model-settings.js";
+import type { Message, ModelClient } from "../models/model-client.js";
 import { DEFAULT_NOTICE_FRACTIONS, usageNotices } from "../usage-notices.js";
 import { estimateTokens, fitToContext } from "./context-window.js";
 import { runToolCall, toolDefinitions } from "./modular-tools.js";
@@ -22,24 +21,27 @@ import { systemPrompt, taskMessage } from "./prompts.js";
 import { rebuildConversation } from "./rebuild-conversation.js";
 
 /** The modular scaffold's settings (`--agent-config`), with their defaults. */
-export const ModularSettings = z.object({
-  /** Timeout of a bash or python call that names none, in seconds. */
-  defaultTimeoutSeconds: z.number().positive().default(600),
-  /** The longest timeout the model may ask for, in seconds (the run's remaining time caps it anyway). */
-  maxTimeoutSeconds: z.number().positive().default(86_400),
-  /** Tool results longer than this are saved to `.outputs/` in the workspace and shown as head and tail. */
-  outputLimitChars: z.number().int().min(500).default(10_000),
-  /** Output tokens per reply. */
-  maxTokens: z.number().int().positive().default(4096),
-  temperature: z.number().min(0).max(2).optional(),
-  /** Context window in tokens; default the model table's, else 32,768. */
-  contextWindow: z.number().int().positive().optional(),
-  /** Fractions of each budget at which the model is told what is left. */
-  noticeFractions: z.array(z.number().gt(0).lt(1)).default([...DEFAULT_NOTICE_FRACTIONS]),
-  /** Replies in a row without a tool call after which the agent stops (the run is then scored as submitted). */
-  maxRepliesWithoutTools: z.number().int().positive().default(5),
-  ...ModelSettings.shape,
-}).strict().superRefine(checkThinkingBudget);
+export const ModularSettings = z
+  .object({
+    /** Timeout of a bash or python call that names none, in seconds. */
+    defaultTimeoutSeconds: z.number().positive().default(600),
+    /** The longest timeout the model may ask for, in seconds (the run's remaining time caps it anyway). */
+    maxTimeoutSeconds: z.number().positive().default(86_400),
+    /** Tool results longer than this are saved to `.outputs/` in the workspace and shown as head and tail. */
+    outputLimitChars: z.number().int().min(500).default(10_000),
+    /** Output tokens per reply. */
+    maxTokens: z.number().int().positive().default(4096),
+    temperature: z.number().min(0).max(2).optional(),
+    /** Context window in tokens; default the model table's, else 32,768. */
+    contextWindow: z.number().int().positive().optional(),
+    /** Fractions of each budget at which the model is told what is left. */
+    noticeFractions: z.array(z.number().gt(0).lt(1)).default([...DEFAULT_NOTICE_FRACTIONS]),
+    /** Replies in a row without a tool call after which the agent stops (the run is then scored as submitted). */
+    maxRepliesWithoutTools: z.number().int().positive().default(5),
+    ...ModelSettings.shape,
+  })
+  .strict()
+  .superRefine(checkThinkingBudget);
 export type ModularSettings = z.infer<typeof ModularSettings>;
 
 const DEFAULT_CONTEXT_WINDOW = 32_768;
@@ -74,7 +76,7 @@ export class ModularAgent implements Agent {
         await session.note(`modular: left out ${fitted.droppedTurns} early turn(s) to fit the ${contextWindow}-token context window`);
       }
       dropped = fitted.droppedTurns;
-      let reply;
+      let reply: Awaited<ReturnType<typeof generateInRun>>;
       try {
         reply = await generateInRun(session, client, {
           ...modelOptions,
@@ -103,7 +105,7 @@ export class ModularAgent implements Agent {
       }
       withoutTools = 0;
       for (const call of calls) {
-        let outcome;
+        let outcome: Awaited<ReturnType<typeof runToolCall>>;
         try {
           outcome = await runToolCall(session, call, settings, direction);
         } catch (error) {

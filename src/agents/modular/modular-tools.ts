@@ -79,12 +79,7 @@ export interface ToolOutcome {
 /** Marks the scaffold's own python calls that save long outputs (so a resumed run can skip them). */
 export const SAVE_OUTPUT_MARKER = "# rebench modular: save a long output";
 
-export async function runToolCall(
-  session: AgentSession,
-  call: ToolCall,
-  settings: ToolSettings,
-  direction: Direction,
-): Promise<ToolOutcome> {
+export async function runToolCall(session: AgentSession, call: ToolCall, settings: ToolSettings, direction: Direction): Promise<ToolOutcome> {
   const ok = (content: string): ToolOutcome => ({ content, isError: false, submitted: false });
   const fail = (content: string): ToolOutcome => ({ content, isError: true, submitted: false });
   if (call.argumentsError) return fail(`the arguments were not valid: ${call.argumentsError}; call ${call.name} again with a JSON object`);
@@ -98,8 +93,7 @@ export async function runToolCall(
         const text = args[field];
         if (typeof text !== "string" || text.trim() === "") return fail(`${call.name} needs a non-empty "${field}" string`);
         const timeoutSeconds = timeoutOf(args.timeout, settings);
-        const observation =
-          call.name === "bash" ? await tools.bash({ command: text, timeoutSeconds }) : await tools.python({ code: text, timeoutSeconds });
+        const observation = call.name === "bash" ? await tools.bash({ command: text, timeoutSeconds }) : await tools.python({ code: text, timeoutSeconds });
         return { ...(await commandResult(session, observation, settings)), submitted: false };
       }
       case "score":

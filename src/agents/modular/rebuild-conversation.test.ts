@@ -3,8 +3,8 @@ import { type NewRunEvent, type RunEvent, StoredEvent } from "../../core/index.j
 import { createModelClient } from "../models/create-model-client.js";
 import type { Message, ToolDefinition } from "../models/model-client.js";
 import { type ScriptedServer, startScriptedServer } from "../models/testing/scripted-server.js";
-import { rebuildConversation, RESUMED_NOTE } from "./rebuild-conversation.js";
 import { SAVE_OUTPUT_MARKER } from "./modular-tools.js";
+import { RESUMED_NOTE, rebuildConversation } from "./rebuild-conversation.js";
 
 const ts = "2026-11-29T12:00:00.000Z";
 const stored = (events: NewRunEvent[]): StoredEvent[] =>

@@ -11,7 +11,8 @@ import { scoreLogText, scoreText } from "../score-text.js";
 import { commandText, headTail } from "./command-text.js";
 import { SAVE_OUTPUT_MARKER } from "./modular-tools.js";
 
-export const RESUMED_NOTE = "[The run was interrupted and has resumed here. Your workspace is as you left it; a command that was running when it stopped may have run only in part.]";
+export const RESUMED_NOTE =
+  "[The run was interrupted and has resumed here. Your workspace is as you left it; a command that was running when it stopped may have run only in part.]";
 
 /** The turns after the task message, rebuilt from the history; empty when the history holds none. */
 export function rebuildConversation(history: readonly StoredEvent[], direction: Direction, outputLimitChars: number): Message[] {

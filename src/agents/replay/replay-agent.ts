@@ -5,8 +5,7 @@
  * start` scores the starting solution as it is, and tests drive runs with it deterministically. After an
  * orchestrator restart it continues after the last step its run's history shows.
  */
-import type { Agent, AgentSession } from "../../core/index.js";
-import type { ReplayStep } from "../../core/index.js";
+import type { Agent, AgentSession, ReplayStep } from "../../core/index.js";
 
 export class ReplayAgent implements Agent {
   constructor(readonly steps: readonly ReplayStep[]) {}

@@ -5,11 +5,16 @@
  * participant `human` with 8-hour attempts. A malformed line stops the import with every bad line named,
  * so nothing is silently dropped. `fatal_error_from: "usageLimits"` is how a RE-Bench run normally ends
  * (the agent spent its token, cost or time budget), so those rows are counted apart from real fatal errors.
+ *
+ * A row of plain fields (every one of the expected type or absent, no nested rebench_* objects) is read
+ * without zod (`plainRecord`); zod's schema (MetrRunRecord) loads only for the other rows, so a report on
+ * METR's files never loads zod and its messages still name every problem of a bad row.
  */
-import { formatIssues, InvalidInputError } from "../../core/index.js";
+import { InvalidInputError } from "../../core/errors.js";
+import { formatIssues } from "../../core/parse.js";
 import type { AnalysisRun } from "../analysis-run.js";
 import { METR_FAMILIES } from "./metr-families.js";
-import { MetrRunRecord } from "./metr-run-record.js";
+import type { MetrRunRecord } from "./metr-run-record.js";
 
 export interface ParseMetrRunsOptions {
   /** The per-run limit of a human row whose `time_limit` is 0 or missing. Default 28,800 (8 hours). */
@@ -39,40 +44,107 @@ export const USAGE_LIMITS_ERROR = "usageLimits";
 
 const MAX_REPORTED_ERRORS = 10;
 
-export function parseMetrRuns(text: string, options: ParseMetrRunsOptions = {}): MetrImport {
+/**
+ * `value` as a record when MetrRunRecord would accept it and read the same fields from it: an object whose
+ * fields are each of their type (finite numbers, strings, null) or absent, with no nested rebench_* object
+ * (zod would strip those objects' unknown keys). Undefined for anything else, which zod then checks.
+ */
+export function plainRecord(value: unknown): MetrRunRecord | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  // Field by field, not in a loop over names: the rows of a file share one shape, so each check is a
+  // plain property load once V8 optimizes this (called once per row).
+  const row = value as Record<string, unknown>;
+  const id = row.run_id;
+  const ok =
+    (typeof id === "string" || (typeof id === "number" && Number.isFinite(id))) &&
+    typeof row.task_id === "string" &&
+    row.task_id !== "" &&
+    typeof row.alias === "string" &&
+    row.alias !== "" &&
+    isNumber(row.score) &&
+    isNumber(row.score_binarized) &&
+    isNumber(row.time_limit) &&
+    isNumber(row.started_at) &&
+    isNumber(row.completed_at) &&
+    isNumber(row.human_minutes) &&
+    isNumber(row.human_score) &&
+    isNumber(row.dollar_equivalent) &&
+    isNumber(row.total_tokens) &&
+    isNumber(row.equal_task_weight) &&
+    isNumber(row.invsqrt_task_weight) &&
+    isNumber(row.rebench_working_seconds) &&
+    isNumber(row.rebench_score_calls) &&
+    isString(row.task_family) &&
+    isString(row.model) &&
+    isString(row.fatal_error_from) &&
+    isString(row.human_source) &&
+    isString(row.rebench_variant) &&
+    (row.rebench_provenance === undefined || row.rebench_provenance === null) &&
+    (row.rebench_usage_by_kind === undefined || row.rebench_usage_by_kind === null);
+  return ok ? (row as unknown as MetrRunRecord) : undefined;
+}
+
+/** A finite number, null or absent (MetrRunRecord's `num`). */
+function isNumber(v: unknown): boolean {
+  return v === undefined || v === null || (typeof v === "number" && Number.isFinite(v));
+}
+
+/** A string, null or absent (MetrRunRecord's `str`). */
+function isString(v: unknown): boolean {
+  return v === undefined || v === null || typeof v === "string";
+}
+
+/** A line read: a record, a value for zod to check, or what is wrong with it (the text after `line N:`). */
+type Line = { index: number; row: MetrRunRecord } | { index: number; value: unknown } | { index: number; error: string };
+
+export async function parseMetrRuns(text: string, options: ParseMetrRunsOptions = {}): Promise<MetrImport> {
   const { humanTimeLimitSeconds = 28_800, source = "the runs file" } = options;
   const out: MetrImport = { runs: [], lines: 0, skippedFamilies: {}, skippedNoTimeLimit: 0, nullScores: 0, usageLimitEndings: 0, fatalErrors: {} };
-  const errors: string[] = [];
+  const lines: Line[] = [];
   text.split("\n").forEach((line, index) => {
     if (line.trim() === "") return;
-    out.lines += 1;
-    const where = `line ${index + 1}`;
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch (error) {
-      errors.push(`${where}: not JSON (${(error as Error).message})`);
+      lines.push({ index, error: ` not JSON (${(error as Error).message})` });
       return;
     }
-    const parsed = MetrRunRecord.safeParse(value);
-    if (!parsed.success) {
-      errors.push(`${where}:\n${formatIssues(parsed.error).replace(/^/gm, "  ")}`);
-      return;
+    const row = plainRecord(value);
+    lines.push(row ? { index, row } : { index, value });
+  });
+  if (lines.some((l) => "value" in l)) {
+    const { MetrRunRecord } = await import("./metr-run-record.js");
+    lines.forEach((line, i) => {
+      if (!("value" in line)) return;
+      const parsed = MetrRunRecord.safeParse(line.value);
+      lines[i] = parsed.success
+        ? { index: line.index, row: parsed.data }
+        : { index: line.index, error: `\n${formatIssues(parsed.error).replace(/^/gm, "  ")}` };
+    });
+  }
+  const errors: string[] = [];
+  for (const line of lines) {
+    out.lines += 1;
+    if ("error" in line) {
+      errors.push(`line ${line.index + 1}:${line.error}`);
+      continue;
     }
-    const row = parsed.data;
+    if (!("row" in line)) continue;
+    const row = line.row;
     const [familyFromId, task = "main"] = row.task_id.split("/", 2);
     const family = row.task_family ?? familyFromId!;
     const environment = METR_FAMILIES[family];
     if (environment === undefined) {
       out.skippedFamilies[family] = (out.skippedFamilies[family] ?? 0) + 1;
-      return;
+      continue;
     }
     const human = row.alias === "human" || row.time_limit === 0;
     const limit = row.time_limit ?? 0;
     const timeLimitSeconds = limit > 0 ? limit : human ? humanTimeLimitSeconds : 0;
     if (timeLimitSeconds === 0) {
       out.skippedNoTimeLimit += 1;
-      return;
+      continue;
     }
     if (row.score === null || row.score === undefined) out.nullScores += 1;
     const fatal = row.fatal_error_from;
@@ -96,7 +168,7 @@ export function parseMetrRuns(text: string, options: ParseMetrRunsOptions = {}):
         ...(row.rebench_usage_by_kind ? { byKind: row.rebench_usage_by_kind } : {}),
       },
     });
-  });
+  }
   if (errors.length > 0) {
     const shown = errors.slice(0, MAX_REPORTED_ERRORS).join("\n");
     const more = errors.length > MAX_REPORTED_ERRORS ? `\n... and ${errors.length - MAX_REPORTED_ERRORS} more` : "";

@@ -29,14 +29,23 @@ export function barChartSvg(figure: BarFigure): string {
       const value = series.values[c] ?? null;
       const x = start + s * bar;
       if (value === null) {
-        parts.push(text(x + bar / 2, box.bottom - 4, "n/a", `text-anchor="middle" font-size="9" fill="#777" transform="rotate(-90 ${r(x + bar / 2)} ${r(box.bottom - 4)})" dx="14" dy="3"`));
+        parts.push(
+          text(
+            x + bar / 2,
+            box.bottom - 4,
+            "n/a",
+            `text-anchor="middle" font-size="9" fill="#777" transform="rotate(-90 ${r(x + bar / 2)} ${r(box.bottom - 4)})" dx="14" dy="3"`,
+          ),
+        );
         return;
       }
       const y = axis.y(Math.max(0, value));
       parts.push(`<rect x="${r(x)}" y="${r(y)}" width="${r(Math.max(1, bar - 1))}" height="${r(box.bottom - y)}" fill="${series.color}"/>`);
     });
     const cx = box.left + c * group + group / 2;
-    wrap(category, 12).forEach((line, i) => parts.push(text(cx, box.bottom + 18 + i * 15, line, 'text-anchor="middle" font-size="12" fill="#333"')));
+    wrap(category, 12).forEach((line, i) => {
+      parts.push(text(cx, box.bottom + 18 + i * 15, line, 'text-anchor="middle" font-size="12" fill="#333"'));
+    });
   });
   parts.push(svgParts.guides(box, axis.y, axis.top, figure.guides));
   parts.push(legend.svg);

@@ -20,7 +20,14 @@ const line: LineFigure = {
   ],
   guides: [{ y: 1, label: "reference solution" }],
   series: [
-    { name: "human", color: "#222222", points: [{ x: 8, y: 0.6, lo: 0.5, hi: 0.7 }, { x: 32, y: 0.9, lo: 0.8, hi: 1.1 }] },
+    {
+      name: "human",
+      color: "#222222",
+      points: [
+        { x: 8, y: 0.6, lo: 0.5, hi: 0.7 },
+        { x: 32, y: 0.9, lo: 0.8, hi: 1.1 },
+      ],
+    },
     { name: "agent <A> & co", color: "#1f77b4", points: [{ x: 2, y: 0.3 }] },
   ],
 };
@@ -47,7 +54,15 @@ const longLegendLine: LineFigure = {
   ...line,
   xScale: "linear",
   xTicks: undefined,
-  series: LONG_NAMES.map((name, i) => ({ name, color: "#1f77b4", step: true, points: [{ x: 0, y: 0 }, { x: 0.5, y: 0.1 * i }] })),
+  series: LONG_NAMES.map((name, i) => ({
+    name,
+    color: "#1f77b4",
+    step: true,
+    points: [
+      { x: 0, y: 0 },
+      { x: 0.5, y: 0.1 * i },
+    ],
+  })),
   note: "Best valid score so far (last valid for Scaling Law), normalized, averaged over runs; 0 before a run's first valid score.",
 };
 
@@ -65,7 +80,17 @@ describe("figureSvg()", () => {
   test("a line chart carries its title, axis labels with units, tick labels, guide and legend, escaped", () => {
     const svg = figureSvg(line);
     const labels = texts(svg);
-    for (const expected of ["Suite score vs total time budget", "total time budget (hours, log scale)", "mean normalized score", "2h", "8h", "32h", "reference solution", "human", "agent &lt;A&gt; &amp; co"]) {
+    for (const expected of [
+      "Suite score vs total time budget",
+      "total time budget (hours, log scale)",
+      "mean normalized score",
+      "2h",
+      "8h",
+      "32h",
+      "reference solution",
+      "human",
+      "agent &lt;A&gt; &amp; co",
+    ]) {
       expect(labels).toContain(expected);
     }
     expect(svg).toMatch(/<polygon points="[^"]+" fill="#222222" fill-opacity/); // the CI band

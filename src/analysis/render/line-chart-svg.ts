@@ -23,7 +23,12 @@ export function lineChartSvg(figure: LineFigure): string {
   const x = xScale(figure, xs, box);
   const markers = figure.series.every((s) => s.points.length <= 12);
   const legendX = box.right + 24;
-  const legend = svgParts.legend(legendX, box.top + 4, WIDTH - LEGEND_MARGIN - legendX, figure.series.map((s) => ({ ...s, marker: markers })));
+  const legend = svgParts.legend(
+    legendX,
+    box.top + 4,
+    WIDTH - LEGEND_MARGIN - legendX,
+    figure.series.map((s) => ({ ...s, marker: markers })),
+  );
   const height = Math.max(HEIGHT, Math.ceil(legend.bottom + 36));
   const parts = [svgParts.open(WIDTH, height, figure.title, figure.note), axis.svg, svgParts.guides(box, axis.y, axis.top, figure.guides)];
   for (const tick of x.ticks) {
@@ -41,7 +46,9 @@ export function lineChartSvg(figure: LineFigure): string {
     } else {
       for (const p of banded) {
         const px = r(x.scale(p.x));
-        parts.push(`<line x1="${px}" x2="${px}" y1="${r(axis.y(p.lo!))}" y2="${r(axis.y(p.hi!))}" stroke="${series.color}" stroke-width="2" stroke-opacity="0.5"/>`);
+        parts.push(
+          `<line x1="${px}" x2="${px}" y1="${r(axis.y(p.lo!))}" y2="${r(axis.y(p.hi!))}" stroke="${series.color}" stroke-width="2" stroke-opacity="0.5"/>`,
+        );
       }
     }
     const path = series.points

@@ -15,8 +15,7 @@ const REFERENCE = [{ y: 1, label: "reference solution" }];
 
 export function reportFigures(report: Report): Figure[] {
   const agents = report.participants.filter((p) => p.name !== "human").map((p) => p.name);
-  const color = (participant: string) =>
-    participant === "human" ? HUMAN_COLOR : PALETTE[agents.indexOf(participant) % PALETTE.length]!;
+  const color = (participant: string) => (participant === "human" ? HUMAN_COLOR : PALETTE[agents.indexOf(participant) % PALETTE.length]!);
   const percent = Math.round(report.settings.confidence * 100);
   const figures: Figure[] = [
     {

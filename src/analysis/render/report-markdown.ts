@@ -28,6 +28,14 @@ export function reportMarkdown(report: Report, figures: readonly Figure[], optio
     lines.push("", table.note, "");
   }
   lines.push("## Figures", "");
-  for (const figure of figures) lines.push(`### ${figure.title}`, "", `![${figure.title}](figures/${figure.name}.png)`, "", `Numbers: [figures/${figure.name}.json](figures/${figure.name}.json)`, "");
+  for (const figure of figures)
+    lines.push(
+      `### ${figure.title}`,
+      "",
+      `![${figure.title}](figures/${figure.name}.png)`,
+      "",
+      `Numbers: [figures/${figure.name}.json](figures/${figure.name}.json)`,
+      "",
+    );
   return `${lines.join("\n")}`;
 }

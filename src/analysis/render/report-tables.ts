@@ -52,7 +52,15 @@ export function reportTables(report: Report): ReportTable[] {
       numeric: [false, false, true, true, true, true, true],
       rows: report.rows.map((row) => {
         const u = usage.get(key(row.participant, row.budget))!;
-        return [row.participant, row.budget, compact(u.tokens), u.dollars === null ? DASH : `$${fixed(u.dollars, 2)}`, fixed(u.hours, 1), fixed(u.scoreCallsPerHour, 1), String(u.runs)];
+        return [
+          row.participant,
+          row.budget,
+          compact(u.tokens),
+          u.dollars === null ? DASH : `$${fixed(u.dollars, 2)}`,
+          fixed(u.hours, 1),
+          fixed(u.scoreCallsPerHour, 1),
+          String(u.runs),
+        ];
       }),
       note:
         "Per environment for the chosen allocation: k times the mean use of one run, averaged over the covered environments. " +
@@ -61,14 +69,38 @@ export function reportTables(report: Report): ReportTable[] {
     },
     {
       title: "Tokens and dollars by kind",
-      headers: ["participant", "budget", "input", "cache read", "cache write", "output", "of it reasoning", "$ input", "$ cache read", "$ cache write", "$ output"],
+      headers: [
+        "participant",
+        "budget",
+        "input",
+        "cache read",
+        "cache write",
+        "output",
+        "of it reasoning",
+        "$ input",
+        "$ cache read",
+        "$ cache write",
+        "$ output",
+      ],
       numeric: [false, false, true, true, true, true, true, true, true, true, true],
       rows: report.rows
         .filter((row) => usage.get(key(row.participant, row.budget))!.byKind !== null)
         .map((row) => {
           const k = usage.get(key(row.participant, row.budget))!.byKind!;
           const usd = (x: number | undefined) => (x === undefined ? DASH : `$${fixed(x, 2)}`);
-          return [row.participant, row.budget, compact(k.input), compact(k.cacheRead), compact(k.cacheWrite), compact(k.output), compact(k.reasoning), usd(k.dollars?.input), usd(k.dollars?.cacheRead), usd(k.dollars?.cacheWrite), usd(k.dollars?.output)];
+          return [
+            row.participant,
+            row.budget,
+            compact(k.input),
+            compact(k.cacheRead),
+            compact(k.cacheWrite),
+            compact(k.output),
+            compact(k.reasoning),
+            usd(k.dollars?.input),
+            usd(k.dollars?.cacheRead),
+            usd(k.dollars?.cacheWrite),
+            usd(k.dollars?.output),
+          ];
         }),
       note:
         "Per environment for the chosen allocation, as in Cost and speed, for the runs that record kinds (rebench's agent runs, not METR's records). " +

@@ -97,7 +97,9 @@ function legend(x: number, top: number, width: number, entries: readonly LegendE
     parts.push(`<line x1="${x}" x2="${x + 26}" y1="${y - 4}" y2="${y - 4}" stroke="${e.color}" stroke-width="3"${dash}/>`);
     if (e.marker) parts.push(`<circle cx="${x + 13}" cy="${y - 4}" r="4" fill="${e.color}"/>`);
     const lines = wrapLabel(e.name, width - 34, LEGEND_FONT);
-    lines.forEach((line, i) => parts.push(text(x + 34, y + i * LEGEND_LINE, line, 'fill="#111"')));
+    lines.forEach((line, i) => {
+      parts.push(text(x + 34, y + i * LEGEND_LINE, line, 'fill="#111"'));
+    });
     bottom = y + (lines.length - 1) * LEGEND_LINE;
     y = bottom + LEGEND_ENTRY;
   }

@@ -11,10 +11,7 @@ export interface SvgToPngOptions {
   width?: number;
 }
 
-const FONT_FILES = [
-  "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-  "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
-];
+const FONT_FILES = ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"];
 
 export async function svgToPng(svg: string, options: SvgToPngOptions = {}): Promise<Buffer> {
   const { Resvg } = await import("@resvg/resvg-js");

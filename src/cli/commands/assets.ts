@@ -4,17 +4,15 @@
  * environments need (content-keyed, so a second build is instant), and list what is built.
  */
 import type { Command } from "commander";
-import { ASSET_VARIANTS, AssetVariant, parseWith } from "../../core/index.js";
 import { type BuiltAsset, buildAssets, listAssets, readAssetCatalog } from "../../assets/index.js";
+import { ASSET_VARIANTS, AssetVariant, parseWith } from "../../core/index.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { formatDuration, formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
 import { formatTable } from "../table.js";
-import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 export function registerAssets(program: Command, io: Io): void {
-  const assets = program
-    .command("assets")
-    .description(COMMAND_SUMMARIES.assets);
+  const assets = program.command("assets").description(COMMAND_SUMMARIES.assets);
 
   assets
     .command("build")
@@ -30,7 +28,10 @@ export function registerAssets(program: Command, io: Io): void {
     )
     .action(async (options: { variant: string; only?: string; jobs?: number; json?: boolean }) => {
       const variant = parseWith(AssetVariant, options.variant, "--variant");
-      const only = options.only?.split(",").map((s) => s.trim()).filter(Boolean);
+      const only = options.only
+        ?.split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
       const outcome = await buildAssets({
         variant,
         ...(only ? { only } : {}),
@@ -114,7 +115,9 @@ function note(asset: BuiltAsset): string {
       return `vocab ${formatNumber(num(s.vocab_size))}`;
     case "corpus": {
       const splits = (s.splits ?? {}) as Record<string, { documents?: number }>;
-      return Object.entries(splits).map(([k, v]) => `${k} ${v.documents ?? 0}`).join(", ") + " documents";
+      return `${Object.entries(splits)
+        .map(([k, v]) => `${k} ${v.documents ?? 0}`)
+        .join(", ")} documents`;
     }
   }
 }

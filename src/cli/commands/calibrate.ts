@@ -1,57 +1,40 @@
-/**
- * @module
- * `rebench calibrate NAME --variant V [--runs N] [--concurrency C] [--write]`: run the starting solution and
- * the reference solution N times each (replay agents, real runs in the sandbox, stored in one batch each, at
- * most C at a time, each on its own leased GPUs: src/runs/run-gpus.ts), print the mean
- * and standard deviation of their final raw scores and the machine, and check the rule that makes them
- * usable as normalization constants: the gap between the means is at least ten times the larger standard
- * deviation (and the reference beats the start). `--write` records the numbers in the environment's
- * `calibration.json`, from which the variant's constants then come. Exit 1 when the rule fails or a run
- * has no final score.
- *
- * Timing-sensitive variants (the manifest's `scoring.timingSensitive`) are calibrated on a quiet machine
- * only: the command samples the machine for a few seconds first and refuses (exit 5) when other work uses
- * more than CONTENTION_THRESHOLD_CPUS, and `--write` refuses (exit 1) when a run was scored under
- * contention; `--allow-busy` overrides both and says so in calibration.json's `note`.
- */
-import path from "node:path";
 import type { Command } from "commander";
 import {
   CALIBRATION_GAP_FACTOR,
   type CalibrationVerdict,
-  calibrationVerdict,
-  ConflictError,
   CONTENTION_THRESHOLD_CPUS,
-  type HostBusySample,
-  machineBusy,
-  sampleHostBusy,
+  ConflictError,
+  calibrationVerdict,
   describeMachine,
+  type HostBusySample,
   InvalidInputError,
   type MachineInfo,
+  machineBusy,
   parseWith,
+  probeMachine,
   ReportedFailureError,
   type RunSummary,
   type ScoreStats,
+  sampleHostBusy,
   scoreStats,
   TaskId,
   Variant,
   type VariantCalibration,
 } from "../../core/index.js";
-import { calibrationPath, checkTask, getEnvironment, requireImplementation, writeVariantCalibration } from "../../environments/index.js";
 import { environmentDigest } from "../../environments/environment-digest.js";
+import { calibrationPath, checkTask, getEnvironment, requireImplementation, writeVariantCalibration } from "../../environments/index.js";
 import type { RunStore } from "../../store/index.js";
-import { probeMachine } from "../../core/index.js";
 import { resolveDbPath, storeDisplay } from "../../store/index.js";
 import { runAgentBatch } from "../agent-batch.js";
 import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
+import { executorOptions, executorSettings } from "../executor-options.js";
 import { formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
 import { positiveInteger, positiveNumber } from "../number-options.js";
+import { dbOption, withStore } from "../store-option.js";
 import { formatTable } from "../table.js";
 import { runsTable } from "./run.js";
-import { dbOption, withStore } from "./runs.js";
-import { executorOptions, executorSettings } from "../executor-options.js";
-import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 /** Working-time limit of each calibration run. */
 const CALIBRATION_TIME_LIMIT_SECONDS = 2 * 3600;
@@ -86,40 +69,45 @@ function atLeastTwo(value: string): number {
 
 export function registerCalibrate(program: Command, io: Io): void {
   dbOption(
-    executorOptions(program
-      .command("calibrate")
-      .description(COMMAND_SUMMARIES.calibrate)
-      .argument("<name>", "environment name (see `rebench environments list`)")
-      .requiredOption("--variant <variant>", "mini, gpu or paper")
-      .option("--runs <n>", "runs of each solution (at least 2)", atLeastTwo, 5)
-      .option("--concurrency <c>", "runs of a solution at a time (each gets its own GPUs, waiting for free ones; default 1, with --executor slurm all)", positiveInteger("--concurrency"))
-      .option("--task <task>", "main or hidden_score", "main")
-      .option("--backend <name>", "sandbox backend", "local")
-      .option("--write", "record the numbers in environments/NAME/calibration.json: the variant's normalization constants from then on")
-      .option("--allow-busy", "calibrate a timing-sensitive variant although other work uses the machine (recorded in calibration.json's note)")
-      .option(
-        "--quiet-below <cpus>",
-        "CPUs of other work the machine may show before a timing-sensitive calibration starts",
-        positiveNumber("--quiet-below"),
-        CONTENTION_THRESHOLD_CPUS,
-      )
-      .option("--resume", "count the finished, scored calibration runs already in --db (same environment files, task and solution) and run only the rest")
-      .option(
-        "--max-new-runs <n>",
-        "start at most n runs in this invocation (with --resume: a calibration split over several calls, e.g. a GPU machine's 10-minute ones); exit 1 'incomplete' until all are done",
-        positiveInteger("--max-new-runs"),
-      )
-      .option("--progress <seconds>", "seconds between progress lines when not on a terminal", positiveNumber("--progress"), 30)
-      .option("--json", "print one JSON object: {environment, variant, machine, start: {mean, std, n, values}, reference, gapOverStd, pass, ...}"))
-      .addHelpText(
-        "after",
-        `\nThe rule: |mean(reference) − mean(start)| ≥ ${CALIBRATION_GAP_FACTOR} × the larger standard deviation, and the reference beats the start.` +
-          "\nExit status 1 when it fails or a run has no final score; nothing is written then." +
-          `\nA timing-sensitive variant is not calibrated while other work uses more than ${CONTENTION_THRESHOLD_CPUS} CPUs (exit 5), and --write` +
-          "\nrefuses runs scored under contention (exit 1); --allow-busy overrides both.\n\nExamples:\n" +
-          "  rebench calibrate optimize_kernel --variant mini\n  rebench calibrate optimize_kernel --variant gpu --runs 5 --write\n" +
-          "  rebench calibrate scaling_law --variant gpu --runs 3 --concurrency 2 --write   # two runs at a time, on GPUs 0 and 1",
-      ),
+    executorOptions(
+      program
+        .command("calibrate")
+        .description(COMMAND_SUMMARIES.calibrate)
+        .argument("<name>", "environment name (see `rebench environments list`)")
+        .requiredOption("--variant <variant>", "mini, gpu or paper")
+        .option("--runs <n>", "runs of each solution (at least 2)", atLeastTwo, 5)
+        .option(
+          "--concurrency <c>",
+          "runs of a solution at a time (each gets its own GPUs, waiting for free ones; default 1, with --executor slurm all)",
+          positiveInteger("--concurrency"),
+        )
+        .option("--task <task>", "main or hidden_score", "main")
+        .option("--backend <name>", "sandbox backend", "local")
+        .option("--write", "record the numbers in environments/NAME/calibration.json: the variant's normalization constants from then on")
+        .option("--allow-busy", "calibrate a timing-sensitive variant although other work uses the machine (recorded in calibration.json's note)")
+        .option(
+          "--quiet-below <cpus>",
+          "CPUs of other work the machine may show before a timing-sensitive calibration starts",
+          positiveNumber("--quiet-below"),
+          CONTENTION_THRESHOLD_CPUS,
+        )
+        .option("--resume", "count the finished, scored calibration runs already in --db (same environment files, task and solution) and run only the rest")
+        .option(
+          "--max-new-runs <n>",
+          "start at most n runs in this invocation (with --resume: a calibration split over several calls, e.g. a GPU machine's 10-minute ones); exit 1 'incomplete' until all are done",
+          positiveInteger("--max-new-runs"),
+        )
+        .option("--progress <seconds>", "seconds between progress lines when not on a terminal", positiveNumber("--progress"), 30)
+        .option("--json", "print one JSON object: {environment, variant, machine, start: {mean, std, n, values}, reference, gapOverStd, pass, ...}"),
+    ).addHelpText(
+      "after",
+      `\nThe rule: |mean(reference) − mean(start)| ≥ ${CALIBRATION_GAP_FACTOR} × the larger standard deviation, and the reference beats the start.` +
+        "\nExit status 1 when it fails or a run has no final score; nothing is written then." +
+        `\nA timing-sensitive variant is not calibrated while other work uses more than ${CONTENTION_THRESHOLD_CPUS} CPUs (exit 5), and --write` +
+        "\nrefuses runs scored under contention (exit 1); --allow-busy overrides both.\n\nExamples:\n" +
+        "  rebench calibrate optimize_kernel --variant mini\n  rebench calibrate optimize_kernel --variant gpu --runs 5 --write\n" +
+        "  rebench calibrate scaling_law --variant gpu --runs 3 --concurrency 2 --write   # two runs at a time, on GPUs 0 and 1",
+    ),
   ).action((name: string, options: CalibrateOptions) => calibrate(name, options, io));
 }
 
@@ -160,7 +148,16 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
   const [startRuns, referenceRuns] = await withStore(db, async (store) => [await solutionRuns(store, "start"), await solutionRuns(store, "reference")]);
   if (startRuns.length < options.runs || referenceRuns.length < options.runs) {
     const have = `start ${startRuns.length} of ${options.runs}, reference ${referenceRuns.length} of ${options.runs}`;
-    if (options.json) printJson(io, { environment: family.name, variant, task, incomplete: true, have: { start: startRuns.length, reference: referenceRuns.length }, runs: options.runs, db });
+    if (options.json)
+      printJson(io, {
+        environment: family.name,
+        variant,
+        task,
+        incomplete: true,
+        have: { start: startRuns.length, reference: referenceRuns.length },
+        runs: options.runs,
+        db,
+      });
     throw new ReportedFailureError(`the calibration of ${family.name}/${variant} is incomplete (${have}; --max-new-runs ${options.maxNewRuns})`, {
       hint: `run the same command again with --resume --db ${db}: the finished runs are kept`,
     });
@@ -172,7 +169,10 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
       hint: `\`rebench runs show ${unscored[0]!.id} --events --db ${shown}\` shows what happened`,
     });
   }
-  const contended = { start: startRuns.filter((r) => r.contendedScores > 0).map((r) => r.id), reference: referenceRuns.filter((r) => r.contendedScores > 0).map((r) => r.id) };
+  const contended = {
+    start: startRuns.filter((r) => r.contendedScores > 0).map((r) => r.id),
+    reference: referenceRuns.filter((r) => r.contendedScores > 0).map((r) => r.id),
+  };
   const contendedCount = contended.start.length + contended.reference.length;
   const start = scoreStats(startRuns.map((r) => r.finalRaw!));
   const reference = scoreStats(referenceRuns.map((r) => r.finalRaw!));
@@ -190,7 +190,10 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
   const file = calibrationPath(family.dir);
   // A contended run's timing is not this machine's: such numbers are not written without --allow-busy.
   const refusedBusy = contendedCount > 0 && !options.allowBusy;
-  const written = options.write && verdict.pass && !refusedBusy ? await writeVariantCalibration(family.dir, variant, calibration, family.variants[variant].manifest.canary) : null;
+  const written =
+    options.write && verdict.pass && !refusedBusy
+      ? await writeVariantCalibration(family.dir, variant, calibration, family.variants[variant].manifest.canary)
+      : null;
   const batches = { start: batchOf(startRuns), reference: batchOf(referenceRuns) };
   if (options.json) {
     printJson(io, {
@@ -223,7 +226,8 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     }
     if (written) io.out(`${constantsLine(variant, start, reference)} written to ${written} under "${variant}"\n`);
     else if (options.write && !verdict.pass) io.out(`nothing written to ${file}: the rule failed\n`);
-    else if (options.write) io.out(`nothing written to ${file}: ${contendedCount} run(s) were scored under contention (calibrate on a quiet machine, or add --allow-busy)\n`);
+    else if (options.write)
+      io.out(`nothing written to ${file}: ${contendedCount} run(s) were scored under contention (calibrate on a quiet machine, or add --allow-busy)\n`);
     else io.out(`${constantsLine(variant, start, reference)}; not written (add --write to record them in ${file})\n`);
     io.out(`runs: batch ${batches.start} (start), ${batches.reference} (reference); store ${shown}\n`);
   }
@@ -233,9 +237,12 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     });
   }
   if (options.write && refusedBusy) {
-    throw new ReportedFailureError(`${contendedCount} calibration run(s) of ${family.name}/${variant} were scored while other work used the machine, so nothing was written`, {
-      hint: "calibrate again on a quiet machine (`uptime`: load well under the core count), or add --allow-busy to write them anyway",
-    });
+    throw new ReportedFailureError(
+      `${contendedCount} calibration run(s) of ${family.name}/${variant} were scored while other work used the machine, so nothing was written`,
+      {
+        hint: "calibrate again on a quiet machine (`uptime`: load well under the core count), or add --allow-busy to write them anyway",
+      },
+    );
   }
 }
 
@@ -296,9 +303,13 @@ function report(r: ReportInput): string {
 }
 
 function ruleText(v: CalibrationVerdict, direction: "min" | "max"): string {
-  const ratio = v.gapOverStd === null ? "the standard deviations are 0" : `${formatNumber(v.gapOverStd, 2)} × the larger standard deviation ${formatNumber(v.largerStd)}`;
+  // Deterministic solutions (both standard deviations 0) have no ratio to print: any gap above 0 is enough.
+  const ratio =
+    v.gapOverStd === null
+      ? ` and both standard deviations are 0 (needs a gap above 0)`
+      : ` = ${formatNumber(v.gapOverStd, 2)} × the larger standard deviation ${formatNumber(v.largerStd)} (needs ≥ ${CALIBRATION_GAP_FACTOR}×)`;
   const better = v.referenceBetter ? "" : `; the reference is not better than the start (${direction === "min" ? "lower" : "higher"} is better)`;
-  return `gap |reference − start| = ${formatNumber(v.gap)} = ${ratio} (needs ≥ ${CALIBRATION_GAP_FACTOR}×)${better}`;
+  return `gap |reference − start| = ${formatNumber(v.gap)}${ratio}${better}`;
 }
 
 function constantsLine(variant: Variant, start: ScoreStats, reference: ScoreStats): string {

@@ -8,9 +8,9 @@ import { ReportedFailureError } from "../../core/index.js";
 import { backends as backendRegistry } from "../../runs/sandbox-backends.js";
 import type { BackendCheck } from "../../sandbox/index.js";
 import { registerBuiltins } from "../builtins.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { type Io, printJson } from "../io.js";
 import { formatTable } from "../table.js";
-import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 export interface DoctorReport {
   /** At least one backend is usable, and every usable backend's isolation holds in full. */
@@ -35,7 +35,9 @@ export function registerDoctor(program: Command, io: Io): void {
       if (options.json) printJson(io, report);
       else io.out(formatReport(report));
       if (!report.ok) {
-        throw new ReportedFailureError(backends.some((b) => b.usable) ? "isolation does not hold in full (see above)" : "no sandbox backend works here (see above)");
+        throw new ReportedFailureError(
+          backends.some((b) => b.usable) ? "isolation does not hold in full (see above)" : "no sandbox backend works here (see above)",
+        );
       }
     });
 }

@@ -13,10 +13,10 @@ import {
   manifestForTask,
   type VariantDefinition,
 } from "../../environments/index.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
 import { formatTable } from "../table.js";
-import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 /** The JSON shape of one environment in `environments list --json`. */
 export function describeEnvironment(family: EnvironmentFamily) {

@@ -8,20 +8,20 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import type { Command } from "commander";
-import { InvalidInputError, parseWith, TaskId, UnavailableError, Variant } from "../../core/index.js";
 import { HumanAgent } from "../../agents/human/human-agent.js";
-import { hasTerminals } from "../../sandbox/terminal.js";
-import { registerBuiltins } from "../builtins.js";
+import { InvalidInputError, parseWith, TaskId, UnavailableError, Variant } from "../../core/index.js";
 import { driveRun } from "../../runs/drive-run.js";
 import { SandboxHumanLink } from "../../runs/human-link.js";
 import { newRunSpec, runEnvironment } from "../../runs/run-environment.js";
 import { backends, sandboxBackend } from "../../runs/sandbox-backends.js";
+import { hasTerminals } from "../../sandbox/terminal.js";
 import { resolveDbPath, storeDisplay, storeSideDir } from "../../store/index.js";
+import { registerBuiltins } from "../builtins.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { parseDuration } from "../duration.js";
 import { formatDuration, formatNumber } from "../format.js";
 import type { Io } from "../io.js";
-import { dbOption, withStore } from "./runs.js";
-import { COMMAND_SUMMARIES } from "../command-summaries.js";
+import { dbOption, withStore } from "../store-option.js";
 
 interface HumanOptions {
   variant: string;
@@ -92,7 +92,12 @@ export function registerHuman(program: Command, io: Io): void {
       });
     });
     const visible = runEnvironment(run.spec).visible;
-    const score = run.finalRaw === null ? "no valid score" : visible ? `raw ${formatNumber(run.finalRaw)}, normalized ${formatNumber(run.normalized, 3)}` : "scored (hidden for this task)";
+    const score =
+      run.finalRaw === null
+        ? "no valid score"
+        : visible
+          ? `raw ${formatNumber(run.finalRaw)}, normalized ${formatNumber(run.normalized, 3)}`
+          : "scored (hidden for this task)";
     io.out(
       [
         "",

@@ -10,24 +10,24 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
+import { buildAssets } from "../../assets/index.js";
 import { InvalidInputError, type RunSummary } from "../../core/index.js";
 import type { EnvironmentFamily } from "../../environments/contract.js";
 import { getEnvironment, listEnvironments } from "../../environments/index.js";
 import { requireImplementation } from "../../environments/registry.js";
-import { buildAssets } from "../../assets/index.js";
-import { MODEL_SCAFFOLD_NAMES } from "../builtins.js";
 import { resolveDbPath, storeDisplay, storeSideDir } from "../../store/index.js";
 import { runAgentBatch } from "../agent-batch.js";
+import { MODEL_SCAFFOLD_NAMES } from "../builtins.js";
 import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { parseDuration } from "../duration.js";
+import { executorOptions, executorSettings } from "../executor-options.js";
 import type { Io } from "../io.js";
 import { positiveInteger, positiveNumber } from "../number-options.js";
+import { withStore } from "../store-option.js";
 import { formatTable } from "../table.js";
 import { runReport } from "./report.js";
-import { executorOptions, executorSettings } from "../executor-options.js";
 import { RunsFailedError, runsTable } from "./run.js";
-import { withStore } from "./runs.js";
-import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 interface MainOptions {
   db?: string;
@@ -49,8 +49,7 @@ function isMiniAvailable(family: EnvironmentFamily): boolean {
 }
 
 export function registerMainJob(program: Command, io: Io): void {
-  executorOptions(program
-    .command("main"))
+  executorOptions(program.command("main"))
     .description(COMMAND_SUMMARIES.main)
     .option("--db <path>", "run store: a SQLite file or postgres://USER@HOST/DB; default $REBENCH_DB, else $REBENCH_HOME/rebench.db")
     .option("--environments <names>", "only these environments, comma-separated (default: every available mini variant)")
@@ -73,9 +72,7 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
     throw new InvalidInputError("--agent and --model go together", { hint: "e.g. --agent modular --model openai:gpt-4o, or neither for the offline job" });
   }
   const families = listEnvironments();
-  const chosen = options.environments
-    ? options.environments.split(",").map((name) => getEnvironment(name.trim()))
-    : families.filter(isMiniAvailable);
+  const chosen = options.environments ? options.environments.split(",").map((name) => getEnvironment(name.trim())) : families.filter(isMiniAvailable);
   const db = resolveDbPath(options.db);
   const shown = storeDisplay(db);
   const executor = executorSettings(options, db, io);
@@ -99,7 +96,16 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
     for (const [i, family] of chosen.entries()) {
       io.out(`\n[${i + 1}/${chosen.length}] ${family.name}/mini: ${family.title}\n`);
       await warnIfCalibratedElsewhere(io, family.name, "mini");
-      const common = { environment: family.name, variant: "mini" as const, task: "main" as const, timeLimitSeconds, backend: options.backend, progressSeconds: options.progress, concurrency: 1, executor };
+      const common = {
+        environment: family.name,
+        variant: "mini" as const,
+        task: "main" as const,
+        timeLimitSeconds,
+        backend: options.backend,
+        progressSeconds: options.progress,
+        concurrency: 1,
+        executor,
+      };
       runs.push(...(await runAgentBatch(store, { ...common, scaffold: "replay", actions: "start", runs: 1 }, io)));
       runs.push(...(await runAgentBatch(store, { ...common, scaffold: "replay", actions: "reference", runs: 1 }, io)));
       if (options.agent && options.model) {
@@ -128,7 +134,9 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
 async function buildNeededAssets(chosen: readonly EnvironmentFamily[], io: Io): Promise<void> {
   const needed = [...new Set(chosen.flatMap((family) => requireImplementation(family.name, "mini").assets ?? []))];
   if (needed.length === 0) return;
-  io.out(`\nAssets the chosen environments need: ${needed.join(", ")} (built if missing or stale, progress below; all of the mini variants' take about 4.5 minutes the first time on 2 cores, mostly training mini-large)\n`);
+  io.out(
+    `\nAssets the chosen environments need: ${needed.join(", ")} (built if missing or stale, progress below; all of the mini variants' take about 4.5 minutes the first time on 2 cores, mostly training mini-large)\n`,
+  );
   const outcome = await buildAssets({ only: needed, onProgress: (line) => io.err(`${line}\n`) });
   const built = outcome.assets.filter((a) => a.status === "built");
   io.out(built.length === 0 ? "all built already\n" : `built ${built.map((a) => `${a.name} (${a.seconds.toFixed(0)} s)`).join(", ")}\n`);

@@ -7,15 +7,15 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
-import { InvalidInputError } from "../../core/index.js";
 import { buildReport, type Report } from "../../analysis/build-report.js";
 import { parseBudgets } from "../../analysis/parse-budgets.js";
 import { reportTables } from "../../analysis/render/report-tables.js";
+import { InvalidInputError } from "../../core/errors.js";
 import { type LoadedRuns, loadRunsFile, loadStoreRuns, mixedVariantNotes } from "../analysis-input.js";
-import { type Io, printJson } from "../io.js";
-import { formatTable } from "../table.js";
-import { dbOption, withStore } from "./runs.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
+import { type Io, printJson } from "../io.js";
+import { dbOption, withStore } from "../store-option.js";
+import { formatTable } from "../table.js";
 
 export interface ReportOptions {
   runsFile?: string;
@@ -62,9 +62,7 @@ export async function runReport(options: ReportOptions, io: Io): Promise<void> {
   if (options.runsFile && options.db) {
     throw new InvalidInputError("give --runs-file or --db, not both", { hint: "a report reads one source of runs" });
   }
-  const loaded: LoadedRuns = options.runsFile
-    ? await loadRunsFile(options.runsFile, options.format)
-    : await withStore(options.db, loadStoreRuns);
+  const loaded: LoadedRuns = options.runsFile ? await loadRunsFile(options.runsFile, options.format) : await withStore(options.db, loadStoreRuns);
   if (loaded.runs.length === 0) {
     throw new InvalidInputError(`no runs to compare in ${loaded.source}`, {
       hint: [...loaded.notes, "record runs first, or pass a METR-format file with --runs-file FILE"].join("; "),

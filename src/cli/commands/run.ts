@@ -7,21 +7,31 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
-import { budgetTokens, InvalidInputError, isTerminal, parseWith, RebenchError, type RunSummary, TaskId, Variant } from "../../core/index.js";
-import { executorOptions, executorSettings } from "../executor-options.js";
+import {
+  budgetTokens,
+  InvalidInputError,
+  isTerminal,
+  parseWith,
+  RebenchError,
+  type ReplayStep,
+  type RunSummary,
+  readActionsFile,
+  TaskId,
+  Variant,
+} from "../../core/index.js";
 import { scaffolds } from "../../runs/scaffolds.js";
-import { registerBuiltins, SCAFFOLD_NAMES } from "../builtins.js";
-import { readActionsFile, type ReplayStep } from "../../core/index.js";
 import { resolveDbPath, storeDisplay } from "../../store/index.js";
 import { type AgentBatchRequest, runAgentBatch } from "../agent-batch.js";
+import { registerBuiltins, SCAFFOLD_NAMES } from "../builtins.js";
 import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { parseDuration } from "../duration.js";
+import { executorOptions, executorSettings } from "../executor-options.js";
 import { formatDuration, formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
 import { positiveInteger, positiveNumber } from "../number-options.js";
+import { dbOption, withStore } from "../store-option.js";
 import { formatTable } from "../table.js";
-import { dbOption, withStore } from "./runs.js";
-import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 /** Exit code 1: the command ran, and some of its runs failed. */
 export class RunsFailedError extends RebenchError {
@@ -113,32 +123,41 @@ function agentConfigOption(value: string | undefined): Record<string, unknown> |
 
 export function registerRun(program: Command, io: Io): void {
   dbOption(
-    executorOptions(program
-      .command("run")
-      .description(COMMAND_SUMMARIES.run)
-      .argument("<name>", "environment name (see `rebench environments list`)")
-      .requiredOption("--variant <variant>", "mini, gpu or paper")
-      .requiredOption("--agent <scaffold>", `the scaffold: ${SCAFFOLD_NAMES.join(", ")}`)
-      .option("--model <provider:model>", "the model of modular and aide: openai:MODEL, anthropic:MODEL or compat:URL#MODEL")
-      .option("--task <task>", "main or hidden_score", "main")
-      .option("--time-limit <duration>", "working-time limit per run (30m, 2h, 8h or seconds)", "30m")
-      .option("--tokens <n>", "token budget per run: input of every kind (cache reads and writes too) plus output (reasoning included)", positiveInteger("--tokens"))
-      .option("--cost <usd>", "dollar budget per run for model calls", positiveNumber("--cost"))
-      .option("--runs <k>", "how many runs", positiveInteger("--runs"), 1)
-      .option("--concurrency <c>", "runs at a time (default 1; with --executor slurm, jobs in Slurm at a time, default all)", positiveInteger("--concurrency"))
-      .option("--actions <what>", "replay: reference (default), start (score the starting solution and submit it) or a JSON Lines FILE")
-      .option("--agent-config <json>", "scaffold settings as a JSON object (docs/agents.md)")
-      .option("--participant <alias>", "what reports call these runs (default: MODEL (SCAFFOLD), or reference (replay))")
-      .option("--backend <name>", "sandbox backend", "local")
-      .option("--progress <seconds>", "seconds between progress lines when not on a terminal", positiveNumber("--progress"), 30)
-      .option("--json", "print one JSON object: {batchId, runs: [{runId, rawScore, normalizedScore, ...}]}"))
-      .addHelpText(
-        "after",
-        "\nExamples:\n  rebench run optimize_kernel --variant mini --agent replay\n" +
-          "  rebench run optimize_kernel --variant mini --agent replay --actions start\n" +
-          "  rebench run optimize_kernel --variant mini --agent modular --model openai:gpt-4o --time-limit 30m --tokens 2000000 --runs 4 --concurrency 2\n" +
-          "  rebench run optimize_kernel --variant gpu --agent replay --runs 8 --executor slurm --partition gpu --db postgres://rebench@db.example/rebench",
-      ),
+    executorOptions(
+      program
+        .command("run")
+        .description(COMMAND_SUMMARIES.run)
+        .argument("<name>", "environment name (see `rebench environments list`)")
+        .requiredOption("--variant <variant>", "mini, gpu or paper")
+        .requiredOption("--agent <scaffold>", `the scaffold: ${SCAFFOLD_NAMES.join(", ")}`)
+        .option("--model <provider:model>", "the model of modular and aide: openai:MODEL, anthropic:MODEL or compat:URL#MODEL")
+        .option("--task <task>", "main or hidden_score", "main")
+        .option("--time-limit <duration>", "working-time limit per run (30m, 2h, 8h or seconds)", "30m")
+        .option(
+          "--tokens <n>",
+          "token budget per run: input of every kind (cache reads and writes too) plus output (reasoning included)",
+          positiveInteger("--tokens"),
+        )
+        .option("--cost <usd>", "dollar budget per run for model calls", positiveNumber("--cost"))
+        .option("--runs <k>", "how many runs", positiveInteger("--runs"), 1)
+        .option(
+          "--concurrency <c>",
+          "runs at a time (default 1; with --executor slurm, jobs in Slurm at a time, default all)",
+          positiveInteger("--concurrency"),
+        )
+        .option("--actions <what>", "replay: reference (default), start (score the starting solution and submit it) or a JSON Lines FILE")
+        .option("--agent-config <json>", "scaffold settings as a JSON object (docs/agents.md)")
+        .option("--participant <alias>", "what reports call these runs (default: MODEL (SCAFFOLD), or reference (replay))")
+        .option("--backend <name>", "sandbox backend", "local")
+        .option("--progress <seconds>", "seconds between progress lines when not on a terminal", positiveNumber("--progress"), 30)
+        .option("--json", "print one JSON object: {batchId, runs: [{runId, rawScore, normalizedScore, ...}]}"),
+    ).addHelpText(
+      "after",
+      "\nExamples:\n  rebench run optimize_kernel --variant mini --agent replay\n" +
+        "  rebench run optimize_kernel --variant mini --agent replay --actions start\n" +
+        "  rebench run optimize_kernel --variant mini --agent modular --model openai:gpt-4o --time-limit 30m --tokens 2000000 --runs 4 --concurrency 2\n" +
+        "  rebench run optimize_kernel --variant gpu --agent replay --runs 8 --executor slurm --partition gpu --db postgres://rebench@db.example/rebench",
+    ),
   ).action(async (name: string, options: RunOptions) => {
     registerBuiltins();
     const scaffold = scaffolds.find(options.agent);
@@ -146,7 +165,7 @@ export function registerRun(program: Command, io: Io): void {
       throw new InvalidInputError(`unknown scaffold "${options.agent}"`, { hint: `--agent is one of ${scaffolds.names().join(", ")}` });
     }
     if (scaffold.needsModel && !options.model) {
-      throw new InvalidInputError(`--agent ${options.agent} needs --model`, { hint: "e.g. --model openai:gpt-4o (docs/agents.md, \"Models\", lists the forms)" });
+      throw new InvalidInputError(`--agent ${options.agent} needs --model`, { hint: 'e.g. --model openai:gpt-4o (docs/agents.md, "Models", lists the forms)' });
     }
     if (options.actions !== undefined && options.agent !== "replay") throw new InvalidInputError("--actions is for --agent replay");
     const request: AgentBatchRequest = {
@@ -176,9 +195,12 @@ export function registerRun(program: Command, io: Io): void {
     const failed = runs.filter((r) => r.state === "failed");
     const unfinished = runs.filter((r) => !isTerminal(r.state));
     if (unfinished.length > 0) {
-      throw new RunsFailedError(`${unfinished.length} of ${runs.length} run(s) did not end: their Slurm job ended first (${unfinished.map((r) => r.id).join(", ")})`, {
-        hint: `\`rebench runs resume --db ${shown}\` submits them again; they continue from their event logs`,
-      });
+      throw new RunsFailedError(
+        `${unfinished.length} of ${runs.length} run(s) did not end: their Slurm job ended first (${unfinished.map((r) => r.id).join(", ")})`,
+        {
+          hint: `\`rebench runs resume --db ${shown}\` submits them again; they continue from their event logs`,
+        },
+      );
     }
     if (failed.length > 0) {
       throw new RunsFailedError(`${failed.length} of ${runs.length} run(s) failed: ${failed[0]!.error ?? "unknown error"}`, {

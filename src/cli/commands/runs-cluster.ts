@@ -4,16 +4,16 @@
  * the job's allocation) and `rebench runs cancel ID` (cancel the run's job, end the run).
  */
 import type { Command } from "commander";
-import { formatNumber } from "../format.js";
+import { InfrastructureError } from "../../core/index.js";
 import { cancelRun } from "../../runs/cancel-run.js";
 import { driveInSlurmJob, requireAllocation, stopInSlurmJob } from "../../runs/slurm-job.js";
 import { slurmAllocation } from "../../slurm/index.js";
-import { InfrastructureError } from "../../core/index.js";
 import { openStore, type RunStore } from "../../store/index.js";
 import { registerBuiltins } from "../builtins.js";
+import { formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
+import { dbOption, withStore } from "../store-option.js";
 import { RunsFailedError } from "./run.js";
-import { dbOption, withStore } from "./runs.js";
 
 /** `store`, refusing writes once `stopped()` says so (reads go on). */
 function writesUntil(store: RunStore, stopped: () => boolean): RunStore {

@@ -6,12 +6,12 @@
  */
 import type { Command } from "commander";
 import { InvalidInputError, type RunSummary } from "../../core/index.js";
-import { registerBuiltins } from "../builtins.js";
 import { resumeRuns } from "../../runs/resume-runs.js";
+import { registerBuiltins } from "../builtins.js";
+import { slurmContext } from "../executor-options.js";
 import { formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
-import { dbOption, withStore } from "./runs.js";
-import { slurmContext } from "../executor-options.js";
+import { dbOption, withStore } from "../store-option.js";
 
 export function registerRunsResume(program: Command, io: Io): void {
   const runs = program.commands.find((c) => c.name() === "runs");

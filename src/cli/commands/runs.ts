@@ -5,6 +5,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
+import { toMetrRecord } from "../../analysis/metr/to-metr-record.js";
 import {
   budgetTokens,
   contentionOf,
@@ -17,28 +18,12 @@ import {
   type ScoreLogEntry,
   Variant,
 } from "../../core/index.js";
-import { toMetrRecord } from "../../analysis/metr/to-metr-record.js";
-import { openStore, type RunStore } from "../../store/index.js";
 import { storedAnalysisRuns } from "../analysis-input.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { formatCost, formatDuration, formatNumber, formatTokenKinds } from "../format.js";
 import { type Io, printJson } from "../io.js";
+import { dbOption, withStore } from "../store-option.js";
 import { formatTable } from "../table.js";
-import { COMMAND_SUMMARIES } from "../command-summaries.js";
-
-/** Add `--db PATH` to a command. */
-export function dbOption(command: Command): Command {
-  return command.option("--db <path>", "run store: a SQLite file or postgres://USER@HOST/DB; default $REBENCH_DB, else $REBENCH_HOME/rebench.db (~/.rebench/rebench.db)");
-}
-
-/** Open the store, run `fn`, close the store. */
-export async function withStore<T>(db: string | undefined, fn: (store: RunStore) => Promise<T>): Promise<T> {
-  const store = await openStore(db);
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
-}
 
 /**
  * The Slurm state of the runs' jobs (runs of the Slurm executor), by job id; `?` for each where Slurm's
@@ -74,44 +59,38 @@ export function registerRuns(program: Command, io: Io): void {
       .option("--limit <n>", "only the newest n runs", (v) => Number.parseInt(v, 10))
       .option("--json", "print JSON")
       .addHelpText("after", "\nExample:\n  rebench runs list --environment optimize_kernel --state finished --json"),
-  ).action(
-    async (options: {
-      db?: string;
-      environment?: string;
-      variant?: string;
-      participant?: string;
-      state?: string;
-      limit?: number;
-      json?: boolean;
-    }) => {
-      const filter = {
-        environment: options.environment ? parseWith(EnvironmentId, options.environment, "--environment") : undefined,
-        variant: options.variant ? parseWith(Variant, options.variant, "--variant") : undefined,
-        participant: options.participant,
-        states: options.state?.split(",").map((s) => parseWith(RunState, s.trim(), "--state")),
-        limit: options.limit,
-      };
-      const list = await withStore(options.db, (store) => store.listRuns(filter));
-      const jobs = await jobStatesOf(list);
-      if (options.json) return printJson(io, list.map((r) => (r.job ? { ...r, jobState: jobs.get(r.job.id) } : r)));
-      if (list.length === 0) return io.out("no runs\n");
-      const jobColumn = jobs.size === 0 ? [] : [{ header: "JOB", value: (r: RunSummary) => (r.job ? `${r.job.id} ${jobs.get(r.job.id)}` : "-") }];
-      io.out(
-        formatTable(list, [
-          { header: "RUN", value: (r) => r.id },
-          { header: "ENVIRONMENT", value: (r) => `${r.spec.environment}/${r.spec.variant}` },
-          { header: "PARTICIPANT", value: (r) => r.spec.participant.alias },
-          { header: "STATE", value: (r) => r.state },
-          ...jobColumn,
-          { header: "WORKING", value: (r) => formatDuration(r.usage.workingSeconds), align: "right" },
-          { header: "SCORES", value: (r) => `${r.validScores}/${r.scoreCalls}`, align: "right" },
-          { header: "RAW", value: (r) => formatNumber(rawOf(r)), align: "right" },
-          { header: "NORMALIZED", value: (r) => formatNumber(r.normalized), align: "right" },
-          { header: "CREATED", value: (r) => r.createdAt },
-        ]),
+  ).action(async (options: { db?: string; environment?: string; variant?: string; participant?: string; state?: string; limit?: number; json?: boolean }) => {
+    const filter = {
+      environment: options.environment ? parseWith(EnvironmentId, options.environment, "--environment") : undefined,
+      variant: options.variant ? parseWith(Variant, options.variant, "--variant") : undefined,
+      participant: options.participant,
+      states: options.state?.split(",").map((s) => parseWith(RunState, s.trim(), "--state")),
+      limit: options.limit,
+    };
+    const list = await withStore(options.db, (store) => store.listRuns(filter));
+    const jobs = await jobStatesOf(list);
+    if (options.json)
+      return printJson(
+        io,
+        list.map((r) => (r.job ? { ...r, jobState: jobs.get(r.job.id) } : r)),
       );
-    },
-  );
+    if (list.length === 0) return io.out("no runs\n");
+    const jobColumn = jobs.size === 0 ? [] : [{ header: "JOB", value: (r: RunSummary) => (r.job ? `${r.job.id} ${jobs.get(r.job.id)}` : "-") }];
+    io.out(
+      formatTable(list, [
+        { header: "RUN", value: (r) => r.id },
+        { header: "ENVIRONMENT", value: (r) => `${r.spec.environment}/${r.spec.variant}` },
+        { header: "PARTICIPANT", value: (r) => r.spec.participant.alias },
+        { header: "STATE", value: (r) => r.state },
+        ...jobColumn,
+        { header: "WORKING", value: (r) => formatDuration(r.usage.workingSeconds), align: "right" },
+        { header: "SCORES", value: (r) => `${r.validScores}/${r.scoreCalls}`, align: "right" },
+        { header: "RAW", value: (r) => formatNumber(rawOf(r)), align: "right" },
+        { header: "NORMALIZED", value: (r) => formatNumber(r.normalized), align: "right" },
+        { header: "CREATED", value: (r) => r.createdAt },
+      ]),
+    );
+  });
 
   dbOption(
     runs
@@ -137,7 +116,9 @@ export function registerRuns(program: Command, io: Io): void {
           `state:       ${run.state}${run.stopReason ? ` (${run.stopReason})` : ""}${run.error ? `: ${run.error}` : ""}`,
           `created:     ${run.createdAt}; started ${run.startedAt ?? "-"}; finished ${run.finishedAt ?? "-"}`,
           ...(run.job
-            ? [`job:         Slurm job ${run.job.id} ${jobState}, submitted ${run.job.submittedAt}${run.job.node ? `, started on ${run.job.node} ${run.job.startedAt}` : ", not started"}`]
+            ? [
+                `job:         Slurm job ${run.job.id} ${jobState}, submitted ${run.job.submittedAt}${run.job.node ? `, started on ${run.job.node} ${run.job.startedAt}` : ", not started"}`,
+              ]
             : []),
           `time:        working ${formatDuration(usage.workingSeconds)}, paused ${formatDuration(usage.pausedSeconds)}, wall ${formatDuration(usage.wallSeconds)}`,
           `tokens:      ${formatTokenKinds(usage)}; --tokens counts ${budgetTokens(usage).toLocaleString("en-US")} (every input kind + output)`,

@@ -5,13 +5,13 @@
  * with `--submit`, take the final score and end the run.
  */
 import type { Command } from "commander";
-import { registerBuiltins } from "../builtins.js";
-import { readDirMarker, type RunStatusView, scoreDirRun } from "../../runs/dir-run.js";
 import type { RunOutcomeView, ScoreView } from "../../core/index.js";
+import { type RunStatusView, readDirMarker, scoreDirRun } from "../../runs/dir-run.js";
+import { registerBuiltins } from "../builtins.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { formatDuration, formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
-import { withStore } from "./runs.js";
-import { COMMAND_SUMMARIES } from "../command-summaries.js";
+import { withStore } from "../store-option.js";
 
 /** One line for a score the participant may see (the value, or why there is none), and rebench's notice on its own line. */
 export function formatScoreLine(view: ScoreView): string {
@@ -47,14 +47,12 @@ export function registerScore(program: Command, io: Io): void {
     .option("--db <path>", "run store (default: the one `rebench start` used)")
     .option("--submit [notes]", "take the final score and end the run")
     .option("--json", "print JSON")
-    .addHelpText("after", "\nExample:\n  rebench score --dir ~/kernel\n  rebench score --dir ~/kernel --submit \"triton kernel, one pass\"")
+    .addHelpText("after", '\nExample:\n  rebench score --dir ~/kernel\n  rebench score --dir ~/kernel --submit "triton kernel, one pass"')
     .action(async (options: { dir: string; db?: string; submit?: string | boolean; json?: boolean }) => {
       registerBuiltins();
       const marker = await readDirMarker(options.dir);
       const submit = options.submit === undefined ? undefined : options.submit === true ? "" : String(options.submit);
-      const result = await withStore(options.db ?? marker.db, (store) =>
-        scoreDirRun({ store, dir: options.dir, ...(submit === undefined ? {} : { submit }) }),
-      );
+      const result = await withStore(options.db ?? marker.db, (store) => scoreDirRun({ store, dir: options.dir, ...(submit === undefined ? {} : { submit }) }));
       if (options.json) return printJson(io, result);
       if (result.kind === "ended") return io.out(formatEnded(result.outcome, result.run));
       const { usage } = result.run;

@@ -11,7 +11,7 @@ import { exportBundle } from "../../web/export-bundle.js";
 import { isLoopback, startViewer } from "../../web/viewer-server.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import type { Io } from "../io.js";
-import { dbOption } from "./runs.js";
+import { dbOption } from "../store-option.js";
 
 interface ServeOptions {
   db?: string;
@@ -41,7 +41,9 @@ async function runServe(options: ServeOptions, io: Io): Promise<void> {
   const target = resolveStore(options.db);
   // A SQLite file that is not there would be created empty; a PostgreSQL database is checked by connecting.
   if (target.kind === "sqlite" && !existsSync(target.path)) {
-    throw new NotFoundError(`no run store at ${target.path}`, { hint: "record runs first (`rebench main`), or name the store with --db PATH or --db postgres://USER@HOST/DB" });
+    throw new NotFoundError(`no run store at ${target.path}`, {
+      hint: "record runs first (`rebench main`), or name the store with --db PATH or --db postgres://USER@HOST/DB",
+    });
   }
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidInputError(`--port must be a port number (0 to 65535), got "${options.port}"`);
@@ -50,7 +52,9 @@ async function runServe(options: ServeOptions, io: Io): Promise<void> {
     if (options.export) {
       const progress = io.interactive ? (done: number, total: number) => io.err(`\rexported ${done}/${total} runs${done === total ? "\n" : ""}`) : undefined;
       const result = await exportBundle(store, options.export, progress ? { onRun: progress } : {});
-      io.out(`wrote ${result.runs} runs in ${result.files} files (${(result.bytes / 1e6).toFixed(1)} MB) to ${options.export}: serve it with any web server, e.g. python3 -m http.server -d ${options.export}\n`);
+      io.out(
+        `wrote ${result.runs} runs in ${result.files} files (${(result.bytes / 1e6).toFixed(1)} MB) to ${options.export}: serve it with any web server, e.g. python3 -m http.server -d ${options.export}\n`,
+      );
       return;
     }
     const viewer = await startViewer({ store, host: options.host, port });

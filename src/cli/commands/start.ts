@@ -1,22 +1,15 @@
-/**
- * @module
- * `rebench start NAME --variant V [--task T] --dir DIR`: the human and developer path. Materializes the
- * environment's workspace in DIR, starts a run on it (its sandbox, set-up and starting score) and prints
- * the instructions; the person then works in DIR and scores with `rebench score --dir DIR`.
- */
-import path from "node:path";
 import type { Command } from "commander";
 import { InvalidInputError, parseWith, ReportedFailureError, TaskId, Variant } from "../../core/index.js";
-import { registerBuiltins } from "../builtins.js";
 import { runStatusView, startDirRun } from "../../runs/dir-run.js";
 import { runEnvironment } from "../../runs/run-environment.js";
 import { scoreView } from "../../scoring/score-view.js";
 import { resolveDbPath, storeDisplay } from "../../store/index.js";
+import { registerBuiltins } from "../builtins.js";
+import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { formatDuration } from "../format.js";
 import { type Io, printJson } from "../io.js";
-import { dbOption, withStore } from "./runs.js";
+import { dbOption, withStore } from "../store-option.js";
 import { formatScoreLine } from "./score.js";
-import { COMMAND_SUMMARIES } from "../command-summaries.js";
 
 export function registerStart(program: Command, io: Io): void {
   dbOption(
@@ -31,10 +24,7 @@ export function registerStart(program: Command, io: Io): void {
       .option("--time-limit <seconds>", "working-time limit in seconds (default: none)", positiveNumber)
       .option("--backend <name>", "sandbox backend", "local")
       .option("--json", "print JSON")
-      .addHelpText(
-        "after",
-        "\nExample:\n  rebench start optimize_kernel --variant mini --dir ~/kernel --time-limit 28800\n  rebench score --dir ~/kernel",
-      ),
+      .addHelpText("after", "\nExample:\n  rebench start optimize_kernel --variant mini --dir ~/kernel --time-limit 28800\n  rebench score --dir ~/kernel"),
   ).action(
     async (
       name: string,

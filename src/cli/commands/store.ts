@@ -6,8 +6,8 @@
 import type { Command } from "commander";
 import { ConflictError } from "../../core/index.js";
 import { copyRuns, openStore, storeDisplay } from "../../store/index.js";
-import { type Io, printJson } from "../io.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
+import { type Io, printJson } from "../io.js";
 
 export function registerStore(program: Command, io: Io): void {
   const store = program.command("store").description(COMMAND_SUMMARIES.store);

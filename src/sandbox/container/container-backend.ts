@@ -38,13 +38,19 @@ export class ContainerBackend implements TerminalBackend {
     const unknown = { networkBlocked: null, protectedUnreadable: null, limitsApplied: null, runsAsSeparateUser: null, jailHolds: null };
     let service: PodmanService | undefined;
     try {
-      if (!this.api && !(this.api = await findEngine()) && this.options.startPodmanForCheck) {
+      if (!this.api) this.api = await findEngine();
+      if (!this.api && this.options.startPodmanForCheck) {
         const socket = path.join(rebenchHome(), "podman", `doctor-${process.pid}.sock`);
         try {
           service = await startPodmanService(socket);
           this.api = service.api;
         } catch (error) {
-          return { backend: this.name, usable: false, problems: [`no container engine answers and podman's service would not start: ${message(error)}`], isolation: unknown };
+          return {
+            backend: this.name,
+            usable: false,
+            problems: [`no container engine answers and podman's service would not start: ${message(error)}`],
+            isolation: unknown,
+          };
         }
       }
       if (!this.api) return { backend: this.name, usable: false, problems: [noEngine()], isolation: unknown };

@@ -151,9 +151,19 @@ export function tarOf(dir: string, owner?: { uid: number; gid: number }, members
 
 /** Copy rebench's Python library, the workspace and the protected files in, and write the executor's configuration. */
 export async function populateContainer(api: DockerApi, container: string, spec: SandboxSpec, config: Record<string, unknown>): Promise<void> {
-  await runInContainer(api, container, ["sh", "-c", `mkdir -p ${SANDBOX_PATHS.python} && tar -x -C ${SANDBOX_PATHS.python} -f -`], tarOf(runtimeFiles().pythonDir, undefined, ["rebench_env"]));
+  await runInContainer(
+    api,
+    container,
+    ["sh", "-c", `mkdir -p ${SANDBOX_PATHS.python} && tar -x -C ${SANDBOX_PATHS.python} -f -`],
+    tarOf(runtimeFiles().pythonDir, undefined, ["rebench_env"]),
+  );
   if (spec.workspaceFrom) {
-    await runInContainer(api, container, ["tar", "-x", "--same-owner", "--no-overwrite-dir", "-C", SANDBOX_PATHS.workspace, "-f", "-"], tarOf(spec.workspaceFrom, CONTAINER_IDS.agent));
+    await runInContainer(
+      api,
+      container,
+      ["tar", "-x", "--same-owner", "--no-overwrite-dir", "-C", SANDBOX_PATHS.workspace, "-f", "-"],
+      tarOf(spec.workspaceFrom, CONTAINER_IDS.agent),
+    );
   }
   if (spec.protectedFrom) {
     const into = `tar -x --same-owner --no-overwrite-dir -C ${SANDBOX_PATHS.protected} -f - && chmod 700 ${SANDBOX_PATHS.protected}`;
@@ -171,7 +181,12 @@ export async function writeExecutorConfig(api: DockerApi, container: string, con
 export async function startContainerExecutor(api: DockerApi, container: string): Promise<void> {
   const log = `${SANDBOX_PATHS.run}/executor.log`;
   const command = `exec ${PYTHON.join(" ")} ${IN_SANDBOX.executor} ${SANDBOX_PATHS.run}/executor.json >> ${log} 2>&1`;
-  const exec = await api.json<{ Id: string }>("POST", `/containers/${container}/exec`, { Cmd: ["sh", "-c", command], User: "root", AttachStdout: false, AttachStderr: false });
+  const exec = await api.json<{ Id: string }>("POST", `/containers/${container}/exec`, {
+    Cmd: ["sh", "-c", command],
+    User: "root",
+    AttachStdout: false,
+    AttachStderr: false,
+  });
   await api.json("POST", `/exec/${exec.Id}/start`, { Detach: true, Tty: false });
 }
 

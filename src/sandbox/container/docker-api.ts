@@ -7,8 +7,7 @@
  * whose output is the terminal's raw bytes.
  */
 import http from "node:http";
-import type { Readable } from "node:stream";
-import type { Duplex } from "node:stream";
+import type { Duplex, Readable } from "node:stream";
 import { InfrastructureError } from "../../core/index.js";
 
 const API = "/v1.41";
@@ -141,7 +140,10 @@ function rawStream(socket: Duplex, head: Buffer): ExecStream {
   const listeners: ((chunk: Buffer) => void)[] = [];
   // What arrives before the first listener is kept for it (the terminal's first bytes matter).
   const early: Buffer[] = head.length ? [head] : [];
-  socket.on("data", (chunk: Buffer) => (listeners.length ? listeners.forEach((l) => l(chunk)) : early.push(chunk)));
+  socket.on("data", (chunk: Buffer) => {
+    if (listeners.length === 0) early.push(chunk);
+    for (const l of listeners) l(chunk);
+  });
   const onStdout = (listener: (chunk: Buffer) => void) => {
     listeners.push(listener);
     for (const chunk of early.splice(0)) listener(chunk);

@@ -35,7 +35,8 @@ export async function ensureImage(api: DockerApi): Promise<string> {
   if (id && !(await hasImage(api, image.reference))) {
     await api.json("POST", `/images/${id}/tag?repo=${encodeURIComponent(IMAGE_REPOSITORY)}&tag=${image.tag}`);
   }
-  if (!(await hasImage(api, image.reference))) throw new UnavailableError(`importing ${image.tarball} did not produce ${image.reference}: ${answer.slice(0, 500)}`);
+  if (!(await hasImage(api, image.reference)))
+    throw new UnavailableError(`importing ${image.tarball} did not produce ${image.reference}: ${answer.slice(0, 500)}`);
   return image.reference;
 }
 

@@ -7,8 +7,9 @@
  * local terminal's would: an exec's shell otherwise outlives its detached client. Exits with the shell's
  * status. Reads its TerminalBridgeSpec from $REBENCH_TERMINAL_EXEC.
  */
-import { type TerminalBridgeSpec, TERMINAL_SPEC_VARIABLE } from "./container-terminal.js";
+
 import { runInContainer } from "./container-setup.js";
+import { TERMINAL_SPEC_VARIABLE, type TerminalBridgeSpec } from "./container-terminal.js";
 import { DockerApi } from "./docker-api.js";
 
 /** How long the shell gets to end after a hang-up before the bridge leaves anyway. */
@@ -37,8 +38,10 @@ async function bridge(spec: TerminalBridgeSpec): Promise<number> {
   resize();
 
   let hungUp = false;
-  let giveUp = () => undefined as void;
-  const gaveUp = new Promise<void>((resolve) => (giveUp = resolve));
+  let giveUp: () => void = () => {};
+  const gaveUp = new Promise<void>((resolve) => {
+    giveUp = resolve;
+  });
   const hangUp = () => {
     if (hungUp) return;
     hungUp = true;

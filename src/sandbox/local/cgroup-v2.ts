@@ -76,7 +76,10 @@ export class SandboxCgroupsV2 implements SandboxLimitGroups {
 
   async destroy(): Promise<void> {
     const kill = path.join(this.dir(), "cgroup.kill"); // Linux 5.14+: the kernel kills the whole subtree
-    await killMembers(() => this.members(), () => existsSync(kill) && writeFileSync(kill, "1"));
+    await killMembers(
+      () => this.members(),
+      () => existsSync(kill) && writeFileSync(kill, "1"),
+    );
     for (const dir of [...this.roleDirs(), this.dir()]) {
       try {
         rmdirSync(dir);

@@ -9,12 +9,12 @@
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { InfrastructureError } from "../../core/index.js";
+import { ExecutorClient } from "../executor-client.js";
 import { IN_SANDBOX, SANDBOX_PATHS } from "../layout.js";
 import type { SandboxUser } from "../sandbox.js";
 import type { SandboxLimitGroups } from "./cgroup.js";
-import { ExecutorClient } from "../executor-client.js";
-import { killSessionInNamespace } from "./host-kill.js";
 import type { HostDirs, Role } from "./host-dirs.js";
+import { killSessionInNamespace } from "./host-kill.js";
 
 /** The executor's configuration file (see sandbox_executor.py). */
 export interface ExecutorConfig {

@@ -8,8 +8,8 @@
 import { chmodSync, chownSync, cpSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { IN_SANDBOX, SANDBOX_PATHS, venvBasePrefix } from "../layout.js";
-import { resolveCommand } from "../which.js";
 import type { SandboxMount } from "../sandbox.js";
+import { resolveCommand } from "../which.js";
 
 export type Role = "agent" | "grader";
 

@@ -7,11 +7,11 @@ import { skipOrFail } from "../../../test/helpers/required.js";
 import { tempDir } from "../../../test/helpers/tmp.js";
 import { sandboxContract } from "../contract.case.js";
 import { jailContract } from "../jail.case.js";
+import { runtimeFiles } from "../layout.js";
 import { terminalContract } from "../terminal.case.js";
 import { commandWorks } from "../which.js";
-import { runtimeFiles } from "../layout.js";
-import { LocalBackend } from "./local-backend.js";
 import { cgroupVersion } from "./limit-groups.js";
+import { LocalBackend } from "./local-backend.js";
 
 const root = tempDir("rebench-sandboxes-");
 const backend = new LocalBackend({ root });
@@ -40,18 +40,21 @@ describe.skipIf(!commandWorks("bwrap", ["--version"]))("LocalBackend", () => {
     expect(check.problems).toEqual([]);
   });
 
-  test.skipIf(skip !== undefined || cgroupVersion() === undefined)("with cgroups, cpuSeconds() is measured: the sandbox's own group counts its CPU time", async () => {
-    const sandbox = await backend.create({ id: `cpu${process.pid}`, limits: { memoryMb: 256, processes: 64 } });
-    try {
-      await sandbox.exec("true");
-      const before = await sandbox.cpuSeconds();
-      expect(before).toEqual(expect.any(Number));
-      await sandbox.exec("python3 -c 'import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass'");
-      expect((await sandbox.cpuSeconds())! - before!).toBeGreaterThanOrEqual(0.5);
-    } finally {
-      await sandbox.destroy();
-    }
-  });
+  test.skipIf(skip !== undefined || cgroupVersion() === undefined)(
+    "with cgroups, cpuSeconds() is measured: the sandbox's own group counts its CPU time",
+    async () => {
+      const sandbox = await backend.create({ id: `cpu${process.pid}`, limits: { memoryMb: 256, processes: 64 } });
+      try {
+        await sandbox.exec("true");
+        const before = await sandbox.cpuSeconds();
+        expect(before).toEqual(expect.any(Number));
+        await sandbox.exec("python3 -c 'import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass'");
+        expect((await sandbox.cpuSeconds())! - before!).toBeGreaterThanOrEqual(0.5);
+      } finally {
+        await sandbox.destroy();
+      }
+    },
+  );
 
   test("without root it still runs, hides the protected directory and the network, and says what is lost", async () => {
     const degraded = new LocalBackend({ root, unprivileged: true });
@@ -117,19 +120,22 @@ setInterval(() => {}, 1000);
     expect(existsSync(path.join(root, `nogpu${process.pid}`))).toBe(false);
   });
 
-  test.skipIf(skip !== undefined || runtimeFiles().venv === undefined)("the checkout's Python environment is at /opt/rebench/venv: tracebacks name sandbox paths, not the host's", async () => {
-    const sandbox = await backend.create({ id: `venv${process.pid}`, limits: { memoryMb: 1024, processes: 64 } });
-    try {
-      const failing = "python3 -c 'import numpy.testing as t; t.assert_equal(1, 2)' 2>&1";
-      for (const user of ["agent", "grader"] as const) {
-        const traceback = (await sandbox.exec(failing, { user })).stdout;
-        expect(traceback, user).toContain("/opt/rebench/venv/lib/");
-        expect(traceback, user).not.toContain(runtimeFiles().venv!);
+  test.skipIf(skip !== undefined || runtimeFiles().venv === undefined)(
+    "the checkout's Python environment is at /opt/rebench/venv: tracebacks name sandbox paths, not the host's",
+    async () => {
+      const sandbox = await backend.create({ id: `venv${process.pid}`, limits: { memoryMb: 1024, processes: 64 } });
+      try {
+        const failing = "python3 -c 'import numpy.testing as t; t.assert_equal(1, 2)' 2>&1";
+        for (const user of ["agent", "grader"] as const) {
+          const traceback = (await sandbox.exec(failing, { user })).stdout;
+          expect(traceback, user).toContain("/opt/rebench/venv/lib/");
+          expect(traceback, user).not.toContain(runtimeFiles().venv!);
+        }
+      } finally {
+        await sandbox.destroy();
       }
-    } finally {
-      await sandbox.destroy();
-    }
-  });
+    },
+  );
 
   test.skipIf(skip !== undefined)("the host's bubblewrap is at /opt/rebench/bin/bwrap for the one-shot jail, wherever the host keeps it", async () => {
     const sandbox = await backend.create({ id: `bw${process.pid}`, limits: { memoryMb: 256, processes: 64 } });
@@ -168,9 +174,10 @@ setInterval(() => {}, 1000);
     try {
       await sandbox.exec("true");
       // The quota is the sandbox's own group's, above both users' groups.
-      const quota = cgroupVersion() === "v1"
-        ? readFileSync(`/sys/fs/cgroup/cpu/rebench/${id}/cpu.cfs_quota_us`, "utf8").trim()
-        : readFileSync(`/sys/fs/cgroup/rebench/${id}/cpu.max`, "utf8").split(" ")[0];
+      const quota =
+        cgroupVersion() === "v1"
+          ? readFileSync(`/sys/fs/cgroup/cpu/rebench/${id}/cpu.cfs_quota_us`, "utf8").trim()
+          : readFileSync(`/sys/fs/cgroup/rebench/${id}/cpu.max`, "utf8").split(" ")[0];
       expect(quota).toBe("20000");
       const busy = "python3 -c 'import time; end = time.time() + 1.5\nwhile time.time() < end: pass\nprint(round(time.process_time(), 2))'";
       expect(Number((await sandbox.exec(busy)).stdout)).toBeLessThan(0.4);
@@ -180,22 +187,26 @@ setInterval(() => {}, 1000);
     }
   });
 
-  test.skipIf(skip !== undefined || !existsSync("/dev/nvidia0"))("(GPU machines) the agent's commands see exactly the GPU passed through, and CUDA works", async () => {
-    const sandbox = await backend.create({ id: `gpu${process.pid}`, limits: { memoryMb: 8192, processes: 256 }, gpus: [0] });
-    try {
-      const none = await backend.create({ id: `gpu0${process.pid}`, limits: { memoryMb: 8192, processes: 256 } });
-      const graderOnly = await backend.create({ id: `gpug${process.pid}`, limits: { memoryMb: 8192, processes: 256 }, gpus: [0], agentGpus: false });
-      const probe = "python3 -c 'import torch; print(torch.cuda.device_count()); print(float(torch.ones(4, device=\"cuda\").sum()) if torch.cuda.is_available() else 0)'";
-      expect((await sandbox.exec(probe)).stdout).toBe("1\n4.0\n");
-      expect((await none.exec(probe)).stdout).toBe("0\n0\n");
-      expect((await graderOnly.exec(probe)).stdout).toBe("0\n0\n");
-      expect((await graderOnly.exec(probe, { user: "grader" })).stdout).toBe("1\n4.0\n");
-      await none.destroy();
-      await graderOnly.destroy();
-    } finally {
-      await sandbox.destroy();
-    }
-  });
+  test.skipIf(skip !== undefined || !existsSync("/dev/nvidia0"))(
+    "(GPU machines) the agent's commands see exactly the GPU passed through, and CUDA works",
+    async () => {
+      const sandbox = await backend.create({ id: `gpu${process.pid}`, limits: { memoryMb: 8192, processes: 256 }, gpus: [0] });
+      try {
+        const none = await backend.create({ id: `gpu0${process.pid}`, limits: { memoryMb: 8192, processes: 256 } });
+        const graderOnly = await backend.create({ id: `gpug${process.pid}`, limits: { memoryMb: 8192, processes: 256 }, gpus: [0], agentGpus: false });
+        const probe =
+          "python3 -c 'import torch; print(torch.cuda.device_count()); print(float(torch.ones(4, device=\"cuda\").sum()) if torch.cuda.is_available() else 0)'";
+        expect((await sandbox.exec(probe)).stdout).toBe("1\n4.0\n");
+        expect((await none.exec(probe)).stdout).toBe("0\n0\n");
+        expect((await graderOnly.exec(probe)).stdout).toBe("0\n0\n");
+        expect((await graderOnly.exec(probe, { user: "grader" })).stdout).toBe("1\n4.0\n");
+        await none.destroy();
+        await graderOnly.destroy();
+      } finally {
+        await sandbox.destroy();
+      }
+    },
+  );
 
   test.skipIf(skip !== undefined)("mounts below /tmp and /home (a venv in a clone there) are reachable by the agent and the grader", async () => {
     const source = tempDir();
@@ -216,4 +227,3 @@ setInterval(() => {}, 1000);
     }
   });
 });
-

@@ -13,10 +13,10 @@ import { runtimeFiles, SANDBOX_ID, SANDBOX_USER_NAMES } from "../layout.js";
 import { probeBackend } from "../probe.js";
 import type { BackendCheck, Sandbox, SandboxSpec } from "../sandbox.js";
 import type { TerminalBackend } from "../terminal.js";
-import { type CgroupVersion, cgroupVersion } from "./limit-groups.js";
-import { HostDirs, type Ids, type Owners } from "./host-dirs.js";
-import { LocalSandbox, type LocalSandboxMetadata } from "./local-sandbox.js";
 import { commandWorks } from "../which.js";
+import { HostDirs, type Ids, type Owners } from "./host-dirs.js";
+import { type CgroupVersion, cgroupVersion } from "./limit-groups.js";
+import { LocalSandbox, type LocalSandboxMetadata } from "./local-sandbox.js";
 
 export interface LocalBackendOptions {
   /** Where sandboxes live on the host; default `$REBENCH_HOME/sandboxes` (REBENCH_HOME: ~/.rebench). */
@@ -69,7 +69,12 @@ export class LocalBackend implements TerminalBackend {
   async check(): Promise<BackendCheck> {
     const problems = this.degradations();
     if (!commandWorks("bwrap", ["--version"])) {
-      return { backend: this.name, usable: false, problems: ["bubblewrap (bwrap) is not installed: apt-get install bubblewrap", ...problems], isolation: unknownIsolation() };
+      return {
+        backend: this.name,
+        usable: false,
+        problems: ["bubblewrap (bwrap) is not installed: apt-get install bubblewrap", ...problems],
+        isolation: unknownIsolation(),
+      };
     }
     return probeBackend(this, problems);
   }

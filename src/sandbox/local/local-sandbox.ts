@@ -8,13 +8,13 @@
  */
 import { rmSync } from "node:fs";
 import { InfrastructureError } from "../../core/index.js";
+import { type ExecutorClient, pauseThrough, toExecRequest } from "../executor-client.js";
 import { baseEnv, IN_SANDBOX, SANDBOX_PATHS, UMASKS, venvBasePrefix } from "../layout.js";
 import type { AgentPause, ExecOptions, ExecResult, SandboxLimits, SandboxMount, SandboxUser } from "../sandbox.js";
 import type { TerminalCommand, TerminalRequest, TerminalSandbox } from "../terminal.js";
-import { type CgroupVersion, sandboxGroups } from "./limit-groups.js";
-import { type ExecutorClient, pauseThrough, toExecRequest } from "../executor-client.js";
 import { type ExecutorConfig, executorConfigDefaults, namespaceInitPid, reconnectExecutor, startExecutor, stopExecutor } from "./executor-process.js";
 import { EXECUTOR_CAPS, type HostDirs, type Owners, type Role } from "./host-dirs.js";
+import { type CgroupVersion, sandboxGroups } from "./limit-groups.js";
 import { localTerminalCommand } from "./local-terminal.js";
 
 /** Default timeout of one as-agent call when the grader gives none. */

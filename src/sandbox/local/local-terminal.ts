@@ -16,9 +16,9 @@ import { InfrastructureError } from "../../core/index.js";
 import { agentShellArgv, agentShellEnv } from "../agent-shell.js";
 import { SANDBOX_PATHS, ulimitSpec } from "../layout.js";
 import type { TerminalCommand, TerminalRequest } from "../terminal.js";
-import { type CgroupVersion, sandboxGroups } from "./limit-groups.js";
 import { type ExecutorConfig, namespaceInitPid } from "./executor-process.js";
 import type { HostDirs } from "./host-dirs.js";
+import { type CgroupVersion, sandboxGroups } from "./limit-groups.js";
 
 export interface LocalTerminalOptions {
   dirs: HostDirs;

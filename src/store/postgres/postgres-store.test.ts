@@ -5,8 +5,8 @@ import { describe, expect, test } from "vitest";
 import { REPO_ROOT } from "../../../test/helpers/cli.js";
 import { freshDatabase, postgresSkip, sql } from "../../../test/helpers/postgres.js";
 import { ConflictError, InfrastructureError, Usage } from "../../core/index.js";
-import { runStoreContract, sampleSpec, schemaOneRun } from "../store.contract.js";
 import { redactUrl } from "../redact-url.js";
+import { runStoreContract, sampleSpec, schemaOneRun } from "../store.contract.js";
 import { PG_MIGRATIONS } from "./migrations.js";
 import { PostgresRunStore } from "./postgres-store.js";
 

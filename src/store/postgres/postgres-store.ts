@@ -14,9 +14,9 @@ import {
   ConflictError,
   InfrastructureError,
   InvalidInputError,
-  newRunId,
-  NotFoundError,
   type NewRunEvent,
+  NotFoundError,
+  newRunId,
   parseWith,
   RunEvent,
   type RunId,
@@ -28,10 +28,10 @@ import {
   summarize,
 } from "../../core/index.js";
 import { checkImport, runColumns } from "../import-events.js";
+import { redactUrl } from "../redact-url.js";
 import { asciiLower, SORT_COLUMNS, sortColumns } from "../run-columns.js";
 import type { AppendResult, EventQuery, RunFacets, RunFilter, RunPage, RunPageQuery, RunStore } from "../store.js";
 import { MIGRATION_LOCK, PG_MIGRATIONS } from "./migrations.js";
-import { redactUrl } from "../redact-url.js";
 
 /** Equality filters of RunFilter and the `runs` columns they compare. */
 const FILTER_COLUMNS = [
@@ -88,11 +88,7 @@ export class PostgresRunStore implements RunStore {
   async createRun(spec: RunSpecInput, options: { id?: RunId; ts?: string } = {}): Promise<RunSummary> {
     const parsed = parseWith(RunSpec, spec, "the run specification");
     const id = options.id ?? newRunId();
-    const event = parseWith(
-      RunEvent,
-      { type: "run_created", ts: options.ts ?? new Date().toISOString(), spec: parsed },
-      "the run_created event",
-    );
+    const event = parseWith(RunEvent, { type: "run_created", ts: options.ts ?? new Date().toISOString(), spec: parsed }, "the run_created event");
     const summary = summarize(undefined, { runId: id, seq: 1, event });
     await this.#transaction(async (client) => {
       const { raw, normalized, working, scoreCalls } = sortColumns(summary);
@@ -188,13 +184,16 @@ export class PostgresRunStore implements RunStore {
         ? `created_at COLLATE "C" ${direction}, id COLLATE "C" ${direction}`
         : `${column} IS NULL, ${sorted} ${direction}, created_at COLLATE "C", id COLLATE "C"`;
     const pageParams = [...params, query.limit ?? 50, query.offset ?? 0];
-    const [count, page] = await this.#query(async (client) => [
-      await client.query<{ n: string }>(`SELECT COUNT(*) AS n FROM runs ${filter}`, params),
-      await client.query<{ summary: string }>(
-        `SELECT summary FROM runs ${filter} ORDER BY ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-        pageParams,
-      ),
-    ] as const);
+    const [count, page] = await this.#query(
+      async (client) =>
+        [
+          await client.query<{ n: string }>(`SELECT COUNT(*) AS n FROM runs ${filter}`, params),
+          await client.query<{ summary: string }>(
+            `SELECT summary FROM runs ${filter} ORDER BY ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+            pageParams,
+          ),
+        ] as const,
+    );
     return { total: Number(count.rows[0]?.n ?? 0), runs: page.rows.map((row) => RunSummary.parse(JSON.parse(row.summary))) };
   }
 
@@ -316,10 +315,7 @@ export class PostgresRunStore implements RunStore {
 }
 
 async function readSummary(client: pg.PoolClient, runId: string, options: { lock: boolean }): Promise<RunSummary | undefined> {
-  const { rows } = await client.query<{ summary: string }>(
-    `SELECT summary FROM runs WHERE id = $1${options.lock ? " FOR UPDATE" : ""}`,
-    [runId],
-  );
+  const { rows } = await client.query<{ summary: string }>(`SELECT summary FROM runs WHERE id = $1${options.lock ? " FOR UPDATE" : ""}`, [runId]);
   return rows[0] ? RunSummary.parse(JSON.parse(rows[0].summary)) : undefined;
 }
 

@@ -2,8 +2,8 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, test } from "vitest";
 import { tempDir } from "../../../test/helpers/tmp.js";
-import { runStoreContract, sampleSpec, schemaOneRun } from "../store.contract.js";
 import { Usage } from "../../core/index.js";
+import { runStoreContract, sampleSpec, schemaOneRun } from "../store.contract.js";
 import { MIGRATIONS } from "./migrations.js";
 import { SqliteRunStore } from "./sqlite-store.js";
 

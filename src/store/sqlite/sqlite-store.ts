@@ -10,9 +10,9 @@ import Database from "better-sqlite3";
 import {
   ConflictError,
   InfrastructureError,
-  newRunId,
-  NotFoundError,
   type NewRunEvent,
+  NotFoundError,
+  newRunId,
   parseWith,
   RunEvent,
   type RunId,
@@ -78,69 +78,71 @@ export class SqliteRunStore implements RunStore {
   async createRun(spec: RunSpecInput, options: { id?: RunId; ts?: string } = {}): Promise<RunSummary> {
     const parsed = parseWith(RunSpec, spec, "the run specification");
     const id = options.id ?? newRunId();
-    const event = parseWith(
-      RunEvent,
-      { type: "run_created", ts: options.ts ?? new Date().toISOString(), spec: parsed },
-      "the run_created event",
-    );
+    const event = parseWith(RunEvent, { type: "run_created", ts: options.ts ?? new Date().toISOString(), spec: parsed }, "the run_created event");
     const summary = summarize(undefined, { runId: id, seq: 1, event });
-    this.#db.transaction(() => {
-      const exists = this.#db.prepare("SELECT 1 FROM runs WHERE id = ?").get(id);
-      if (exists) throw new ConflictError(`run ${id} already exists`);
-      this.#db
-        .prepare(
-          `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
+    this.#db
+      .transaction(() => {
+        const exists = this.#db.prepare("SELECT 1 FROM runs WHERE id = ?").get(id);
+        if (exists) throw new ConflictError(`run ${id} already exists`);
+        this.#db
+          .prepare(
+            `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
                              state, created_at, updated_at, last_seq, summary, raw, normalized, working_seconds, score_calls)
            VALUES (@id, @environment, @variant, @task, @kind, @alias, @batchId, @state, @ts, @ts, 1, @summary,
                    @raw, @normalized, @working, @scoreCalls)`,
-        )
-        .run({
-          id,
-          environment: parsed.environment,
-          variant: parsed.variant,
-          task: parsed.task,
-          kind: parsed.participant.kind,
-          alias: parsed.participant.alias,
-          batchId: parsed.batchId ?? null,
-          state: summary.state,
-          ts: event.ts,
-          summary: JSON.stringify(summary),
-          ...sortColumns(summary),
-        });
-      this.#insertEvent(id, 1, event);
-    }).immediate();
+          )
+          .run({
+            id,
+            environment: parsed.environment,
+            variant: parsed.variant,
+            task: parsed.task,
+            kind: parsed.participant.kind,
+            alias: parsed.participant.alias,
+            batchId: parsed.batchId ?? null,
+            state: summary.state,
+            ts: event.ts,
+            summary: JSON.stringify(summary),
+            ...sortColumns(summary),
+          });
+        this.#insertEvent(id, 1, event);
+      })
+      .immediate();
     return summary;
   }
 
   async append(runId: RunId, input: NewRunEvent): Promise<AppendResult> {
     const event = parseWith(RunEvent, { ...input, ts: input.ts ?? new Date().toISOString() }, `an event of run ${runId}`);
-    return this.#db.transaction((): AppendResult => {
-      const current = this.#readSummary(runId);
-      if (!current) throw new NotFoundError(`no run ${runId} in ${this.location}`);
-      const stored: StoredEvent = { runId, seq: current.lastSeq + 1, event };
-      const summary = summarize(current, stored);
-      this.#insertEvent(runId, stored.seq, event);
-      this.#writeSummary(runId, summary);
-      return { stored, summary };
-    }).immediate();
+    return this.#db
+      .transaction((): AppendResult => {
+        const current = this.#readSummary(runId);
+        if (!current) throw new NotFoundError(`no run ${runId} in ${this.location}`);
+        const stored: StoredEvent = { runId, seq: current.lastSeq + 1, event };
+        const summary = summarize(current, stored);
+        this.#insertEvent(runId, stored.seq, event);
+        this.#writeSummary(runId, summary);
+        return { stored, summary };
+      })
+      .immediate();
   }
 
   async importEvents(runId: RunId, events: readonly StoredEvent[]): Promise<RunSummary> {
-    return this.#db.transaction((): RunSummary => {
-      const current = this.#readSummary(runId);
-      const { summary, parsed } = checkImport(runId, current, events, this.location);
-      if (current === undefined) {
-        this.#db
-          .prepare(
-            `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
+    return this.#db
+      .transaction((): RunSummary => {
+        const current = this.#readSummary(runId);
+        const { summary, parsed } = checkImport(runId, current, events, this.location);
+        if (current === undefined) {
+          this.#db
+            .prepare(
+              `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
                                state, created_at, updated_at, last_seq, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '{}')`,
-          )
-          .run(...runColumns(runId, summary.spec, summary.state), summary.createdAt, summary.updatedAt);
-      }
-      this.#writeSummary(runId, summary);
-      for (const { seq, event } of parsed) this.#insertEvent(runId, seq, event);
-      return summary;
-    }).immediate();
+            )
+            .run(...runColumns(runId, summary.spec, summary.state), summary.createdAt, summary.updatedAt);
+        }
+        this.#writeSummary(runId, summary);
+        for (const { seq, event } of parsed) this.#insertEvent(runId, seq, event);
+        return summary;
+      })
+      .immediate();
   }
 
   async getRun(runId: string): Promise<RunSummary> {
@@ -182,9 +184,7 @@ export class SqliteRunStore implements RunStore {
     const order = column === "created_at" ? `created_at ${direction}, id ${direction}` : `${column} IS NULL, ${column} ${direction}, created_at, id`;
     params.limit = query.limit ?? 50;
     params.offset = query.offset ?? 0;
-    const rows = this.#db
-      .prepare(`SELECT summary FROM runs ${filter} ORDER BY ${order} LIMIT @limit OFFSET @offset`)
-      .all(params) as RunRow[];
+    const rows = this.#db.prepare(`SELECT summary FROM runs ${filter} ORDER BY ${order} LIMIT @limit OFFSET @offset`).all(params) as RunRow[];
     return { total: n, runs: rows.map((row) => RunSummary.parse(JSON.parse(row.summary))) };
   }
 
@@ -217,11 +217,18 @@ export class SqliteRunStore implements RunStore {
     const params: Record<string, unknown> = { runId, afterSeq: query.afterSeq ?? 0, limit: query.limit ?? -1 };
     let typeClause = "";
     if (query.types && query.types.length > 0) {
-      typeClause = `AND type IN (${query.types.map((type, i) => ((params[`t${i}`] = type), `@t${i}`)).join(", ")})`;
+      typeClause = `AND type IN (${query.types
+        .map((type, i) => {
+          params[`t${i}`] = type;
+          return `@t${i}`;
+        })
+        .join(", ")})`;
     }
     const rows = this.#db
       // With types, the type index (else SQLite walks the whole run in seq order, payloads and all).
-      .prepare(`SELECT run_id, seq, payload FROM run_events ${typeClause ? "INDEXED BY run_events_by_type" : ""} WHERE run_id = @runId AND seq > @afterSeq ${typeClause} ORDER BY seq LIMIT @limit`)
+      .prepare(
+        `SELECT run_id, seq, payload FROM run_events ${typeClause ? "INDEXED BY run_events_by_type" : ""} WHERE run_id = @runId AND seq > @afterSeq ${typeClause} ORDER BY seq LIMIT @limit`,
+      )
       .all(params) as EventRow[];
     return rows.map((row) => ({ runId: row.run_id, seq: row.seq, event: RunEvent.parse(JSON.parse(row.payload)) }));
   }
@@ -292,20 +299,15 @@ function migrate(db: Database.Database, file: string): void {
   const current = row.version ?? 0;
   const latest = MIGRATIONS.at(-1)?.version ?? 0;
   if (current > latest) {
-    throw new ConflictError(
-      `the run store ${file} has schema version ${current}, newer than this rebench knows (${latest})`,
-      { hint: "upgrade rebench, or use another store with --db PATH" },
-    );
+    throw new ConflictError(`the run store ${file} has schema version ${current}, newer than this rebench knows (${latest})`, {
+      hint: "upgrade rebench, or use another store with --db PATH",
+    });
   }
   for (const migration of MIGRATIONS) {
     if (migration.version <= current) continue;
     db.transaction(() => {
       db.exec(migration.sql);
-      db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
-        migration.version,
-        migration.name,
-        new Date().toISOString(),
-      );
+      db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(migration.version, migration.name, new Date().toISOString());
     }).immediate();
   }
 }

@@ -12,7 +12,11 @@ export async function comparePage(root: HTMLElement, source: Source, query: URLS
   const [view, facets] = await Promise.all([source.compare(query), source.runs(new URLSearchParams({ limit: "1" })).then((p) => p.facets)]);
   clear(root);
   root.appendChild(h("h1", {}, "Comparison: agents and humans"));
-  root.appendChild(source.mode === "live" ? filters(view, facets, query, go) : h("p", { class: "note" }, `All runs of this copy, budgets ${view.filters.budgets} (filters need the live viewer).`));
+  root.appendChild(
+    source.mode === "live"
+      ? filters(view, facets, query, go)
+      : h("p", { class: "note" }, `All runs of this copy, budgets ${view.filters.budgets} (filters need the live viewer).`),
+  );
   root.appendChild(h("p", { class: "note", id: "compare-source" }, `${view.runs} comparable runs from ${view.source}.`));
   for (const note of view.notes) root.appendChild(h("p", { class: "note" }, note));
   for (const table of view.tables) {

@@ -28,7 +28,8 @@ async function route(): Promise<void> {
   const hash = location.hash.replace(/^#\/?/, "");
   const [path = "", search = ""] = hash.split("?");
   const query = new URLSearchParams(search);
-  for (const link of document.querySelectorAll("nav a")) link.classList.toggle("active", (link as HTMLAnchorElement).hash.slice(2).split("?")[0] === path.split("/")[0]);
+  for (const link of document.querySelectorAll("nav a"))
+    link.classList.toggle("active", (link as HTMLAnchorElement).hash.slice(2).split("?")[0] === path.split("/")[0]);
   try {
     let stop: () => void;
     if (path.startsWith("run/")) stop = await runPage(root, source, decodeURIComponent(path.slice(4)));
@@ -40,7 +41,15 @@ async function route(): Promise<void> {
   } catch (error) {
     if (mine !== generation) return;
     clear(root);
-    root.appendChild(h("div", { class: "error", role: "alert" }, h("h1", {}, "Cannot show this page"), h("p", {}, error instanceof Error ? error.message : String(error)), h("p", {}, h("a", { href: "#/runs" }, "back to the runs"))));
+    root.appendChild(
+      h(
+        "div",
+        { class: "error", role: "alert" },
+        h("h1", {}, "Cannot show this page"),
+        h("p", {}, error instanceof Error ? error.message : String(error)),
+        h("p", {}, h("a", { href: "#/runs" }, "back to the runs")),
+      ),
+    );
   }
 }
 

@@ -73,7 +73,25 @@ export function playback(recording: RecordingView): HTMLElement {
     "div",
     { class: "playback" },
     recording.tailOnly ? h("p", { class: "note" }, "The recording's files are gone: this is the end of the session as the run's note kept it.") : null,
-    h("div", { class: "controls" }, play, h("button", { id: "playback-end", onclick: () => (stop(), writeUpTo(total)) }, "to the end"), speed, slider, clockText),
+    h(
+      "div",
+      { class: "controls" },
+      play,
+      h(
+        "button",
+        {
+          id: "playback-end",
+          onclick: () => {
+            stop();
+            writeUpTo(total);
+          },
+        },
+        "to the end",
+      ),
+      speed,
+      slider,
+      clockText,
+    ),
     screen,
   );
   // xterm measures its container: open it once the element is in the page.

@@ -27,7 +27,14 @@ export async function runPage(root: HTMLElement, source: Source, id: string): Pr
     overview.appendChild(pauses(detail));
     charts.appendChild(h("h2", {}, "Score log"));
     charts.appendChild(scoreChart(detail, (seq) => trajectory.reveal(seq)));
-    if (detail.scoreLog.length > 0) charts.appendChild(h("div", { class: "score-table" }, scoreTable(detail, (seq) => trajectory.reveal(seq))));
+    if (detail.scoreLog.length > 0)
+      charts.appendChild(
+        h(
+          "div",
+          { class: "score-table" },
+          scoreTable(detail, (seq) => trajectory.reveal(seq)),
+        ),
+      );
   };
   const trajectory = trajectoryView(source, detail.row.id, detail.row.events);
   drawTop();
@@ -71,7 +78,14 @@ function header(row: RunRow): HTMLElement {
     {},
     h("p", { class: "crumbs" }, h("a", { href: "#/runs" }, "runs"), ` / ${row.id}`),
     h("h1", {}, `${row.environment}/${row.variant}`, h("span", { class: "task" }, ` (${row.task})`), " by ", row.participant),
-    h("p", { class: "state-line" }, h("span", { class: `state state-${row.state}`, id: "run-state" }, row.state), row.stopReason ? ` (${row.stopReason})` : "", row.scaffold ? ` · scaffold ${row.scaffold}` : "", ` · ${row.events} events`),
+    h(
+      "p",
+      { class: "state-line" },
+      h("span", { class: `state state-${row.state}`, id: "run-state" }, row.state),
+      row.stopReason ? ` (${row.stopReason})` : "",
+      row.scaffold ? ` · scaffold ${row.scaffold}` : "",
+      ` · ${row.events} events`,
+    ),
   );
 }
 
@@ -90,34 +104,67 @@ function summary(detail: RunDetail): HTMLElement {
     { class: "card" },
     h("h2", {}, "Run"),
     dl([
-      ["raw score", withheld ?? `${score(row.raw, 4)}${row.state === "finished" ? "" : " (so far)"} · ${detail.aggregation} of the log, ${detail.direction === "min" ? "lower" : "higher"} is better`],
+      [
+        "raw score",
+        withheld ??
+          `${score(row.raw, 4)}${row.state === "finished" ? "" : " (so far)"} · ${detail.aggregation} of the log, ${detail.direction === "min" ? "lower" : "higher"} is better`,
+      ],
       ["normalized", withheld ?? score(row.normalized)],
       ["normalization", norm ? `start ${score(norm.start, 4)} → reference ${score(norm.reference, 4)} (${norm.source ?? "?"})` : "none"],
       ["created", when(row.createdAt)],
       ["started", when(detail.startedAt)],
       ["finished", when(detail.finishedAt)],
       ["time limit", duration(detail.timeLimitSeconds)],
-      ["provenance", detail.provenance ? `rebench ${String(detail.provenance.rebenchVersion)} (${String(detail.provenance.rebenchCommit ?? "no commit")})` : "not recorded"],
+      [
+        "provenance",
+        detail.provenance ? `rebench ${String(detail.provenance.rebenchVersion)} (${String(detail.provenance.rebenchCommit ?? "no commit")})` : "not recorded",
+      ],
       ...(detail.error ? ([["error", detail.error]] as [string, string][]) : []),
     ]),
   );
 }
 
 function budgets(detail: RunDetail): HTMLElement {
-  const table = h("table", { class: "budgets", id: "budgets" }, h("thead", {}, h("tr", {}, h("th", {}, "budget"), h("th", { class: "n" }, "used"), h("th", { class: "n" }, "limit"), h("th", {}, ""))));
+  const table = h(
+    "table",
+    { class: "budgets", id: "budgets" },
+    h("thead", {}, h("tr", {}, h("th", {}, "budget"), h("th", { class: "n" }, "used"), h("th", { class: "n" }, "limit"), h("th", {}, ""))),
+  );
   const body = h("tbody");
   for (const b of detail.budgets) {
     const fraction = b.limit ? Math.min(1, b.used / b.limit) : 0;
     const bar = h("div", { class: "bar" }, h("div", { class: `fill${fraction >= 1 ? " full" : ""}`, style: `width:${(fraction * 100).toFixed(1)}%` }));
-    body.appendChild(h("tr", {}, h("td", {}, b.name), h("td", { class: "n" }, amount(b.used, b.unit)), h("td", { class: "n" }, b.limit === null ? "none" : amount(b.limit, b.unit)), h("td", {}, b.limit === null ? "" : bar)));
+    body.appendChild(
+      h(
+        "tr",
+        {},
+        h("td", {}, b.name),
+        h("td", { class: "n" }, amount(b.used, b.unit)),
+        h("td", { class: "n" }, b.limit === null ? "none" : amount(b.limit, b.unit)),
+        h("td", {}, b.limit === null ? "" : bar),
+      ),
+    );
   }
   table.appendChild(body);
-  return h("div", { class: "card" }, h("h2", {}, "Usage and budgets"), table, h("p", { class: "note" }, `paused ${duration(detail.usage.pausedSeconds)} (not working time); ${detail.usage.inputTokens} input + ${detail.usage.outputTokens} output tokens`));
+  return h(
+    "div",
+    { class: "card" },
+    h("h2", {}, "Usage and budgets"),
+    table,
+    h(
+      "p",
+      { class: "note" },
+      `paused ${duration(detail.usage.pausedSeconds)} (not working time); ${detail.usage.inputTokens} input + ${detail.usage.outputTokens} output tokens`,
+    ),
+  );
 }
 
 function pauses(detail: RunDetail): HTMLElement {
   const card = h("div", { class: "card" }, h("h2", {}, "Pauses"));
-  if (detail.pauses.length === 0) return (card.appendChild(h("p", { class: "empty" }, "none")), card);
+  if (detail.pauses.length === 0) {
+    card.appendChild(h("p", { class: "empty" }, "none"));
+    return card;
+  }
   const byReason = new Map<string, { n: number; seconds: number }>();
   for (const p of detail.pauses) {
     const r = byReason.get(p.reason) ?? { n: 0, seconds: 0 };
@@ -128,7 +175,10 @@ function pauses(detail: RunDetail): HTMLElement {
   card.appendChild(h("p", {}, [...byReason].map(([reason, r]) => `${reason}: ${r.n} (${duration(r.seconds)})`).join(" · ")));
   const list = h("table", { class: "pauses" }, h("thead", {}, h("tr", {}, h("th", {}, "reason"), h("th", {}, "from"), h("th", { class: "n" }, "length"))));
   const body = h("tbody");
-  for (const p of detail.pauses.slice(0, 200)) body.appendChild(h("tr", {}, h("td", {}, p.reason), h("td", {}, when(p.startedAt)), h("td", { class: "n" }, p.seconds === null ? "ongoing" : duration(p.seconds))));
+  for (const p of detail.pauses.slice(0, 200))
+    body.appendChild(
+      h("tr", {}, h("td", {}, p.reason), h("td", {}, when(p.startedAt)), h("td", { class: "n" }, p.seconds === null ? "ongoing" : duration(p.seconds))),
+    );
   list.appendChild(body);
   card.appendChild(h("details", {}, h("summary", {}, `${detail.pauses.length} pause${detail.pauses.length === 1 ? "" : "s"}`), list));
   return card;

@@ -44,7 +44,15 @@ export async function runsPage(root: HTMLElement, source: Source, query: URLSear
   for (const column of COLUMNS) {
     const arrow = column.key === sort ? (desc ? " ▼" : " ▲") : "";
     header.appendChild(
-      h("th", { class: column.numeric ? "n" : "" }, h("button", { class: "sort", "data-sort": column.key, onclick: () => set({ sort: column.key, desc: column.key === sort && !desc ? "1" : undefined }) }, column.header + arrow)),
+      h(
+        "th",
+        { class: column.numeric ? "n" : "" },
+        h(
+          "button",
+          { class: "sort", "data-sort": column.key, onclick: () => set({ sort: column.key, desc: column.key === sort && !desc ? "1" : undefined }) },
+          column.header + arrow,
+        ),
+      ),
     );
   }
   header.appendChild(h("th", {}, "run"));
@@ -98,7 +106,19 @@ function filters(page: RunsPage, query: URLSearchParams, set: (changes: Record<s
     states.appendChild(h("label", {}, box, state));
   }
   const range = (name: string, label: string) =>
-    h("label", {}, `${label} `, h("input", { type: "number", step: "0.05", name, value: query.get(name) ?? "", class: "score-input", onchange: (e) => set({ [name]: (e.target as HTMLInputElement).value }) }));
+    h(
+      "label",
+      {},
+      `${label} `,
+      h("input", {
+        type: "number",
+        step: "0.05",
+        name,
+        value: query.get(name) ?? "",
+        class: "score-input",
+        onchange: (e) => set({ [name]: (e.target as HTMLInputElement).value }),
+      }),
+    );
   return h(
     "form",
     { class: "filters", onsubmit: (e) => e.preventDefault() },
@@ -115,7 +135,11 @@ function pager(page: RunsPage, set: (changes: Record<string, string | undefined>
   return h(
     "div",
     { class: "pager" },
-    h("button", { disabled: page.offset === 0, id: "prev-page", onclick: () => set({ offset: String(Math.max(0, page.offset - page.limit)) }, true) }, "← previous"),
+    h(
+      "button",
+      { disabled: page.offset === 0, id: "prev-page", onclick: () => set({ offset: String(Math.max(0, page.offset - page.limit)) }, true) },
+      "← previous",
+    ),
     h("span", { id: "page-status" }, page.total === 0 ? "no runs" : `runs ${page.offset + 1}–${last} of ${page.total}`),
     h("button", { disabled: last >= page.total, id: "next-page", onclick: () => set({ offset: String(page.offset + page.limit) }, true) }, "next →"),
   );

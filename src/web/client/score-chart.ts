@@ -40,11 +40,20 @@ export function scoreChart(detail: RunDetail, onPick: (seq: number) => void): HT
     root.appendChild(svg("text", { x: x(s), y: BOX.bottom + 16, "text-anchor": "middle", class: "tick" }, duration(s)));
   }
   root.appendChild(svg("text", { x: (BOX.left + BOX.right) / 2, y: H - 6, "text-anchor": "middle", class: "axis" }, "working time"));
-  root.appendChild(svg("text", { x: 14, y: (BOX.top + BOX.bottom) / 2, "text-anchor": "middle", class: "axis", transform: `rotate(-90 14 ${(BOX.top + BOX.bottom) / 2})` }, "raw score"));
+  root.appendChild(
+    svg(
+      "text",
+      { x: 14, y: (BOX.top + BOX.bottom) / 2, "text-anchor": "middle", class: "axis", transform: `rotate(-90 14 ${(BOX.top + BOX.bottom) / 2})` },
+      "raw score",
+    ),
+  );
   root.appendChild(svg("line", { x1: BOX.left, x2: BOX.right, y1: BOX.bottom, y2: BOX.bottom, stroke: "#444" }));
   root.appendChild(svg("line", { x1: BOX.left, x2: BOX.left, y1: BOX.top, y2: BOX.bottom, stroke: "#444" }));
   if (detail.normalization) {
-    for (const [v, label] of [[detail.normalization.start, "start"], [detail.normalization.reference, "reference"]] as const) {
+    for (const [v, label] of [
+      [detail.normalization.start, "start"],
+      [detail.normalization.reference, "reference"],
+    ] as const) {
       if (v < low || v > high) continue;
       root.appendChild(svg("line", { x1: BOX.left, x2: BOX.right, y1: y(v), y2: y(v), stroke: "#999", "stroke-dasharray": "4 4" }));
       root.appendChild(svg("text", { x: BOX.right - 4, y: y(v) - 4, "text-anchor": "end", class: "guide" }, label));
@@ -92,7 +101,11 @@ function aggregateSteps(log: readonly ScoreLogRow[], aggregation: string): [numb
 }
 
 export function scoreTable(detail: RunDetail, onPick: (seq: number) => void): HTMLElement {
-  const table = h("table", { class: "score-log" }, h("thead", {}, h("tr", {}, h("th", {}, "working"), h("th", {}, "trigger"), h("th", {}, "outcome"), h("th", { class: "n" }, "raw"), h("th", {}, "message"))));
+  const table = h(
+    "table",
+    { class: "score-log" },
+    h("thead", {}, h("tr", {}, h("th", {}, "working"), h("th", {}, "trigger"), h("th", {}, "outcome"), h("th", { class: "n" }, "raw"), h("th", {}, "message"))),
+  );
   const body = h("tbody");
   for (const entry of detail.scoreLog) {
     body.appendChild(

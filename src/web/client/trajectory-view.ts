@@ -60,7 +60,14 @@ export function trajectoryView(source: Source, runId: string, total: number): Tr
     const element = h(
       "article",
       { class: `item kind-${item.kind}${seq === marked ? " marked" : ""}`, "data-seq": seq },
-      h("header", {}, h("span", { class: "seq" }, `#${seq}`), h("span", { class: "title" }, ...highlight(item.title)), ...item.badges.map((b) => h("span", { class: "badge" }, b)), h("time", {}, when(item.ts))),
+      h(
+        "header",
+        {},
+        h("span", { class: "seq" }, `#${seq}`),
+        h("span", { class: "title" }, ...highlight(item.title)),
+        ...item.badges.map((b) => h("span", { class: "badge" }, b)),
+        h("time", {}, when(item.ts)),
+      ),
     );
     for (const part of item.parts) {
       const cut = !part.complete;
@@ -140,7 +147,8 @@ export function trajectoryView(source: Source, runId: string, total: number): Tr
     step(1);
   };
   input.addEventListener("keydown", (e) => {
-    if (e.key === "Enter") void (e.shiftKey ? Promise.resolve(step(-1)) : hits.length > 0 && term === input.value.trim().toLowerCase() ? Promise.resolve(step(1)) : search());
+    if (e.key === "Enter")
+      void (e.shiftKey ? Promise.resolve(step(-1)) : hits.length > 0 && term === input.value.trim().toLowerCase() ? Promise.resolve(step(1)) : search());
   });
   const followBox = h("input", { type: "checkbox", id: "follow", onchange: (e) => setFollowing((e.target as HTMLInputElement).checked) });
   function setFollowing(on: boolean): void {
@@ -177,4 +185,3 @@ export function trajectoryView(source: Source, runId: string, total: number): Tr
     },
   };
 }
-

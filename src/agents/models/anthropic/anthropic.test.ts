@@ -25,8 +25,7 @@ describe("Anthropic messages specifics", () => {
     await server?.close();
     server = undefined;
   });
-  const clientAt = (s: ScriptedServer) =>
-    createModelClient("anthropic:claude-sonnet-4-20250514", { env: {}, apiKey: "k", baseUrl: s.baseUrl });
+  const clientAt = (s: ScriptedServer) => createModelClient("anthropic:claude-sonnet-4-20250514", { env: {}, apiKey: "k", baseUrl: s.baseUrl });
 
   test("system messages go to `system`, tool results to user turns, and same-role turns are merged", async () => {
     server = await startScriptedServer("anthropic", [{ reply: { text: "ok" } }]);
@@ -104,7 +103,14 @@ describe("Anthropic messages specifics", () => {
       },
     ]);
     const result = await clientAt(server).generate({ messages: [{ role: "user", content: "x" }], temperature: 0.5 });
-    expect(result.usage).toEqual({ inputTokens: 10, cacheReadTokens: 1000, cacheWriteTokens: 100, cacheWrite1hTokens: 60, outputTokens: 7, reasoningTokens: 5 });
+    expect(result.usage).toEqual({
+      inputTokens: 10,
+      cacheReadTokens: 1000,
+      cacheWriteTokens: 100,
+      cacheWrite1hTokens: 60,
+      outputTokens: 7,
+      reasoningTokens: 5,
+    });
     // claude-sonnet-4: $3 input, $0.30 cache reads, $3.75 5-minute writes, $6 1-hour writes, $15 output per million.
     expect(result.costUsd).toBeCloseTo((10 * 3 + 1000 * 0.3 + 40 * 3.75 + 60 * 6 + 7 * 15) / 1e6, 12);
     const message = result.choices[0]!.message;
@@ -115,7 +121,7 @@ describe("Anthropic messages specifics", () => {
     ]);
     expect(result.choices[0]).toMatchObject({ finishReason: "length", rawFinishReason: "max_tokens" });
     expect(result.warnings).toEqual([expect.stringMatching(/takes no temperature/)]);
-    expect((server.requests[0]?.body as { temperature?: number }).temperature).toBeUndefined();
+    expect((server.requests[0]!.body as { temperature?: number }).temperature).toBeUndefined();
   });
 
   test("with thinking on, a forced tool choice becomes auto with a warning, and a budget at or above maxTokens is refused before sending", async () => {
@@ -125,14 +131,20 @@ describe("Anthropic messages specifics", () => {
     const result = await clientAt(server).generate({ messages, tools, toolChoice: { name: "submit" }, thinking: { budgetTokens: 1024 }, maxTokens: 4096 });
     expect(result.warnings.join("\n")).toMatch(/no forced tool choice/);
     expect(server.requests[0]?.body).toMatchObject({ tool_choice: { type: "auto" }, thinking: { type: "enabled", budget_tokens: 1024 } });
-    await expect(clientAt(server).generate({ messages, thinking: { budgetTokens: 4096 }, maxTokens: 4096 })).rejects.toThrow(/thinking budget \(4096 tokens\) must be below maxTokens/);
+    await expect(clientAt(server).generate({ messages, thinking: { budgetTokens: 4096 }, maxTokens: 4096 })).rejects.toThrow(
+      /thinking budget \(4096 tokens\) must be below maxTokens/,
+    );
     expect(server.requests).toHaveLength(1);
   });
 
   test("the scripted server refuses what API version 2026-10-21 refuses: a temperature, and a tool loop without its thinking", async () => {
     server = await startScriptedServer("anthropic", [{ reply: { text: "never" } }]);
     const post = (body: unknown) =>
-      fetch(`${server!.baseUrl}/messages`, { method: "POST", headers: { "content-type": "application/json", "anthropic-version": "2026-10-21", "x-api-key": "k" }, body: JSON.stringify(body) });
+      fetch(`${server!.baseUrl}/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "anthropic-version": "2026-10-21", "x-api-key": "k" },
+        body: JSON.stringify(body),
+      });
     const base = { model: "m", max_tokens: 4096, messages: [{ role: "user", content: "hi" }] };
     expect(await (await post({ ...base, temperature: 1 })).text()).toMatch(/temperature: Extra inputs are not permitted/);
     const loop = {
@@ -151,7 +163,13 @@ describe("Anthropic messages specifics", () => {
   test("replies are streamed, and a stream that goes quiet is cut and retried as a pause", async () => {
     server = await startScriptedServer("anthropic", [{ stall: true }, { reply: { text: "after the stall" } }]);
     const pauses: ModelPause[] = [];
-    const client = createModelClient("anthropic:claude-sonnet-4-20250514", { env: {}, apiKey: "k", baseUrl: server.baseUrl, timeoutMs: 300, retry: { baseDelayMs: 1 } });
+    const client = createModelClient("anthropic:claude-sonnet-4-20250514", {
+      env: {},
+      apiKey: "k",
+      baseUrl: server.baseUrl,
+      timeoutMs: 300,
+      retry: { baseDelayMs: 1 },
+    });
     const result = await client.generate({ messages: [{ role: "user", content: "x" }] }, { onPause: (p) => pauses.push(p) });
     expect(result.choices[0]?.message.content).toBe("after the stall");
     expect(server.requests.map((r) => (r.body as { stream?: boolean }).stream)).toEqual([true, true]);
@@ -165,10 +183,7 @@ describe("Anthropic messages specifics", () => {
     const messages = [{ role: "user" as const, content: "x" }];
     await clientAt(server).generate({ messages, tools, toolChoice: "required" });
     await clientAt(server).generate({ messages, tools, toolChoice: { name: "submit" } });
-    expect(server.requests.map((r) => (r.body as { tool_choice: unknown }).tool_choice)).toEqual([
-      { type: "any" },
-      { type: "tool", name: "submit" },
-    ]);
+    expect(server.requests.map((r) => (r.body as { tool_choice: unknown }).tool_choice)).toEqual([{ type: "any" }, { type: "tool", name: "submit" }]);
   });
 
   test("a malformed tool_use block is a clear error", async () => {
@@ -186,8 +201,6 @@ describe("Anthropic messages specifics", () => {
         },
       },
     ]);
-    await expect(clientAt(server).generate({ messages: [{ role: "user", content: "x" }] })).rejects.toThrow(
-      /malformed tool_use block \(content.0\)/,
-    );
+    await expect(clientAt(server).generate({ messages: [{ role: "user", content: "x" }] })).rejects.toThrow(/malformed tool_use block \(content.0\)/);
   });
 });

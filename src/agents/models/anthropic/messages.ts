@@ -130,19 +130,24 @@ export function buildMessagesParams(
   const thinking = request.thinking;
   if (thinking !== undefined) {
     if (thinking !== "adaptive" && thinking.budgetTokens >= maxTokens) {
-      throw new InvalidInputError(`the thinking budget (${thinking.budgetTokens} tokens) must be below maxTokens (${maxTokens}), which counts the thinking too`, {
-        hint: "raise maxTokens or lower the thinking budget in --agent-config",
-      });
+      throw new InvalidInputError(
+        `the thinking budget (${thinking.budgetTokens} tokens) must be below maxTokens (${maxTokens}), which counts the thinking too`,
+        {
+          hint: "raise maxTokens or lower the thinking budget in --agent-config",
+        },
+      );
     }
     params.thinking = thinking === "adaptive" ? { type: "adaptive" } : { type: "enabled", budget_tokens: thinking.budgetTokens };
   }
   if (request.tools?.length) {
-    params.tools = request.tools.map((t, i): Tool => ({
-      name: t.name,
-      description: t.description,
-      input_schema: t.parameters as Tool["input_schema"],
-      ...(cache && i === request.tools!.length - 1 ? { cache_control: cache } : {}),
-    }));
+    params.tools = request.tools.map(
+      (t, i): Tool => ({
+        name: t.name,
+        description: t.description,
+        input_schema: t.parameters as Tool["input_schema"],
+        ...(cache && i === request.tools!.length - 1 ? { cache_control: cache } : {}),
+      }),
+    );
     const choice = request.toolChoice;
     if (choice !== undefined) {
       const forced = choice === "required" || typeof choice === "object";
@@ -151,7 +156,13 @@ export function buildMessagesParams(
         params.tool_choice = { type: "auto" };
       } else {
         params.tool_choice =
-          choice === "auto" ? { type: "auto" } : choice === "none" ? { type: "none" } : choice === "required" ? { type: "any" } : { type: "tool", name: choice.name };
+          choice === "auto"
+            ? { type: "auto" }
+            : choice === "none"
+              ? { type: "none" }
+              : choice === "required"
+                ? { type: "any" }
+                : { type: "tool", name: choice.name };
       }
     }
   }
@@ -194,9 +205,7 @@ function assistantBlocks(message: AssistantMessage): ContentBlockParam[] {
   const verbatim = verbatimBlocks(message);
   if (verbatim) return verbatim;
   const calls = message.toolCalls ?? [];
-  const content: ContentBlockParam[] = (message.reasoning ?? [])
-    .filter((r) => r.provider === "anthropic")
-    .map((r) => r.raw as unknown as ContentBlockParam);
+  const content: ContentBlockParam[] = (message.reasoning ?? []).filter((r) => r.provider === "anthropic").map((r) => r.raw as unknown as ContentBlockParam);
   if (message.content !== "" || calls.length === 0) content.push({ type: "text", text: nonEmpty(message.content) });
   for (const c of calls) content.push({ type: "tool_use", id: c.id, name: c.name, input: c.arguments });
   return content;
@@ -256,7 +265,11 @@ export function parseMessage(json: unknown, label: string): ParsedResponse {
     if (!checked.success) {
       throw new ModelResponseError(`${label} answered with a malformed ${block.type} block (content.${index}):\n${formatIssues(checked.error)}`);
     }
-    const value = checked.data as z.infer<typeof TextBlock> | z.infer<typeof ToolUseBlock> | z.infer<typeof ThinkingBlock> | z.infer<typeof RedactedThinkingBlock>;
+    const value = checked.data as
+      | z.infer<typeof TextBlock>
+      | z.infer<typeof ToolUseBlock>
+      | z.infer<typeof ThinkingBlock>
+      | z.infer<typeof RedactedThinkingBlock>;
     if (value.type === "text") texts.push(value.text);
     else if (value.type === "tool_use") toolCalls.push({ id: value.id, name: value.name, arguments: value.input, rawArguments: JSON.stringify(value.input) });
     else reasoning.push({ provider: "anthropic", text: value.type === "thinking" ? value.thinking : "", raw: block });

@@ -7,10 +7,7 @@
  * reasoning parsers, DeepSeek-style) is kept as reasoning and not sent back, as those servers ask.
  */
 import type OpenAI from "openai";
-import type {
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionMessageParam,
-} from "openai/resources/chat/completions";
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { z } from "zod";
 import { formatIssues } from "../../../core/index.js";
 import { ModelResponseError } from "../errors.js";

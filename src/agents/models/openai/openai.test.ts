@@ -51,11 +51,17 @@ describe("chat-completions specifics", () => {
 
   test("arguments that are not a JSON object become argumentsError, not a crash", async () => {
     server = await startScriptedServer("openai", [
-      { reply: { toolCalls: [{ name: "bash", arguments: '{"command": "ls' }, { name: "bash", arguments: "[1]" }] } },
+      {
+        reply: {
+          toolCalls: [
+            { name: "bash", arguments: '{"command": "ls' },
+            { name: "bash", arguments: "[1]" },
+          ],
+        },
+      },
     ]);
     const client = createModelClient("openai:gpt-4o", { env: {}, apiKey: "k", baseUrl: server.baseUrl });
-    const [broken, array] = (await client.generate({ messages: [{ role: "user", content: "go" }] })).choices[0]!.message
-      .toolCalls!;
+    const [broken, array] = (await client.generate({ messages: [{ role: "user", content: "go" }] })).choices[0]!.message.toolCalls!;
     expect(broken).toMatchObject({ arguments: {}, rawArguments: '{"command": "ls' });
     expect(broken?.argumentsError).toMatch(/not valid JSON/);
     expect(array?.argumentsError).toMatch(/JSON object/);
@@ -92,7 +98,10 @@ describe("chat-completions specifics", () => {
     expect(first.choices[0]?.message.reasoning).toEqual([expect.objectContaining({ provider: "openai", text: "" })]);
     const message = first.choices[0]!.message;
     const call = message.toolCalls![0]!;
-    const next = await client.generate({ messages: [{ role: "user", content: "go" }, message, { role: "tool", toolCallId: call.id, content: "a.py" }], reasoningEffort: "low" });
+    const next = await client.generate({
+      messages: [{ role: "user", content: "go" }, message, { role: "tool", toolCallId: call.id, content: "a.py" }],
+      reasoningEffort: "low",
+    });
     expect(next.choices[0]?.message.content).toBe("done");
     const input = (server.requests[1]!.body as { input: Array<{ type?: string; encrypted_content?: string }> }).input;
     expect(input.map((i) => i.type)).toEqual(["message", "reasoning", "function_call", "function_call_output"]);
@@ -103,13 +112,19 @@ describe("chat-completions specifics", () => {
   test("a reasoning reply that used up its output tokens is `length` with a warning to raise maxTokens; a failed response is an error", async () => {
     server = await startScriptedServer("openai", [
       { reply: { reasoning: "A very long thought.", finishReason: "max_output_tokens" } },
-      { raw: { body: { id: "resp_x", object: "response", status: "failed", model: "o3", error: { code: "server_error", message: "The model crashed" }, output: [] } } },
+      {
+        raw: {
+          body: { id: "resp_x", object: "response", status: "failed", model: "o3", error: { code: "server_error", message: "The model crashed" }, output: [] },
+        },
+      },
     ]);
     const client = createModelClient("openai:o3", { env: {}, apiKey: "k", baseUrl: server.baseUrl, retry: { maxAttempts: 1 } });
     const cut = await client.generate({ messages: [{ role: "user", content: "go" }], maxTokens: 100 });
     expect(cut.choices[0]).toMatchObject({ finishReason: "length", rawFinishReason: "max_output_tokens" });
     expect(cut.warnings.join("\n")).toMatch(/ran out of output tokens after \d+ tokens of reasoning before it said anything: raise maxTokens/);
-    await expect(client.generate({ messages: [{ role: "user", content: "go" }] })).rejects.toThrow(/openai could not answer: The model crashed \(server_error\)/);
+    await expect(client.generate({ messages: [{ role: "user", content: "go" }] })).rejects.toThrow(
+      /openai could not answer: The model crashed \(server_error\)/,
+    );
   });
 
   test("replies are streamed, and a stream that goes quiet is cut and retried as a pause", async () => {

@@ -11,12 +11,7 @@
  */
 import type OpenAI from "openai";
 import { APIError, OpenAIError } from "openai";
-import type {
-  FunctionTool,
-  ResponseCreateParamsStreaming,
-  ResponseInputItem,
-  ResponseOutputItem,
-} from "openai/resources/responses/responses";
+import type { FunctionTool, ResponseCreateParamsStreaming, ResponseInputItem, ResponseOutputItem } from "openai/resources/responses/responses";
 import { z } from "zod";
 import { formatIssues } from "../../../core/index.js";
 import { ModelResponseError } from "../errors.js";
@@ -48,7 +43,10 @@ const ResponseShape = z.object({
     .object({
       input_tokens: z.number().int().nonnegative(),
       input_tokens_details: z
-        .object({ cached_tokens: z.number().int().nonnegative().nullable().optional(), cache_write_tokens: z.number().int().nonnegative().nullable().optional() })
+        .object({
+          cached_tokens: z.number().int().nonnegative().nullable().optional(),
+          cache_write_tokens: z.number().int().nonnegative().nullable().optional(),
+        })
         .nullable()
         .optional(),
       output_tokens: z.number().int().nonnegative(),
@@ -113,7 +111,9 @@ export function buildResponsesParams(
     stream: true,
   };
   if (request.tools?.length) {
-    params.tools = request.tools.map((t): FunctionTool => ({ type: "function", name: t.name, description: t.description, parameters: t.parameters, strict: false }));
+    params.tools = request.tools.map(
+      (t): FunctionTool => ({ type: "function", name: t.name, description: t.description, parameters: t.parameters, strict: false }),
+    );
     const choice = request.toolChoice;
     if (choice !== undefined) params.tool_choice = typeof choice === "string" ? choice : { type: "function", name: choice.name };
   }
@@ -124,7 +124,8 @@ export function buildResponsesParams(
       ...(request.reasoningEffort === undefined ? {} : { effort: request.reasoningEffort }),
       ...(request.reasoningSummary === undefined ? {} : { summary: request.reasoningSummary }),
     };
-    if (request.temperature !== undefined) warnings.push(`${options.model} is a reasoning model, which takes no temperature; ${request.temperature} was not sent`);
+    if (request.temperature !== undefined)
+      warnings.push(`${options.model} is a reasoning model, which takes no temperature; ${request.temperature} was not sent`);
   } else if (request.temperature !== undefined) {
     params.temperature = request.temperature;
   }
@@ -174,9 +175,7 @@ function carried(item: object): boolean {
 }
 
 function outputText(items: readonly ResponseOutputItem[]): string {
-  return items
-    .flatMap((i) => (i.type === "message" ? i.content.map((part) => (part.type === "output_text" ? part.text : part.refusal)) : []))
-    .join("");
+  return items.flatMap((i) => (i.type === "message" ? i.content.map((part) => (part.type === "output_text" ? part.text : part.refusal)) : [])).join("");
 }
 
 export function parseResponse(json: unknown, label: string): ParsedResponse {
@@ -191,7 +190,9 @@ export function parseResponse(json: unknown, label: string): ParsedResponse {
   }
   const response = parsed.data;
   if (response.status === "failed") {
-    throw new ModelResponseError(`${label} could not answer: ${response.error?.message ?? "the response failed"}${response.error?.code ? ` (${response.error.code})` : ""}`);
+    throw new ModelResponseError(
+      `${label} could not answer: ${response.error?.message ?? "the response failed"}${response.error?.code ? ` (${response.error.code})` : ""}`,
+    );
   }
   const items = response.output as unknown as ResponseOutputItem[];
   const warnings: string[] = [];
@@ -214,7 +215,9 @@ export function parseResponse(json: unknown, label: string): ParsedResponse {
   const u = response.usage;
   const reasoningTokens = u?.output_tokens_details?.reasoning_tokens ?? 0;
   if (incomplete === "max_output_tokens" && toolCalls.length === 0 && outputText(items) === "") {
-    warnings.push(`the reply ran out of output tokens${reasoningTokens > 0 ? ` after ${reasoningTokens} tokens of reasoning` : ""} before it said anything: raise maxTokens (it counts the reasoning too)`);
+    warnings.push(
+      `the reply ran out of output tokens${reasoningTokens > 0 ? ` after ${reasoningTokens} tokens of reasoning` : ""} before it said anything: raise maxTokens (it counts the reasoning too)`,
+    );
   }
   const message: AssistantMessage = {
     role: "assistant",

@@ -41,10 +41,7 @@ export const OpenAIChatRequest = z
     messages: z.array(OpenAIMessage).min(1),
     tools: z.array(OpenAITool).optional(),
     tool_choice: z
-      .union([
-        z.enum(["auto", "none", "required"]),
-        z.object({ type: z.literal("function"), function: z.object({ name: z.string() }) }),
-      ])
+      .union([z.enum(["auto", "none", "required"]), z.object({ type: z.literal("function"), function: z.object({ name: z.string() }) })])
       .optional(),
     n: z.number().int().positive().optional(),
     temperature: z.number().min(0).max(2).optional(),

@@ -49,7 +49,9 @@ export function messageEventStream(message: Message): string {
     }
     out.push(event("content_block_stop", { index }));
   });
-  const outputUsage = usage ? { output_tokens: usage.output_tokens, ...(usage.output_tokens_details ? { output_tokens_details: usage.output_tokens_details } : {}) } : { output_tokens: 0 };
+  const outputUsage = usage
+    ? { output_tokens: usage.output_tokens, ...(usage.output_tokens_details ? { output_tokens_details: usage.output_tokens_details } : {}) }
+    : { output_tokens: 0 };
   out.push(event("message_delta", { delta: { stop_reason, stop_sequence: stop_sequence ?? null }, usage: outputUsage }));
   out.push(event("message_stop", {}));
   return out.join("");

@@ -13,9 +13,18 @@ import { z } from "zod";
 const CacheControl = z.object({ type: z.literal("ephemeral"), ttl: z.enum(["5m", "1h"]).optional() }).strict();
 const cache_control = CacheControl.nullable().optional();
 
-export const TextBlockParam = z.object({ type: z.literal("text"), text: z.string(), cache_control, citations: z.array(z.unknown()).nullable().optional() }).strict();
+export const TextBlockParam = z
+  .object({ type: z.literal("text"), text: z.string(), cache_control, citations: z.array(z.unknown()).nullable().optional() })
+  .strict();
 const ToolUseBlockParam = z
-  .object({ type: z.literal("tool_use"), id: z.string().min(1), name: z.string().min(1), input: z.record(z.string(), z.unknown()), cache_control, caller: z.unknown().optional() })
+  .object({
+    type: z.literal("tool_use"),
+    id: z.string().min(1),
+    name: z.string().min(1),
+    input: z.record(z.string(), z.unknown()),
+    cache_control,
+    caller: z.unknown().optional(),
+  })
   .strict();
 const ToolResultBlockParam = z
   .object({
@@ -29,13 +38,21 @@ const ToolResultBlockParam = z
 const ThinkingBlockParam = z.object({ type: z.literal("thinking"), thinking: z.string(), signature: z.string() }).strict();
 const RedactedThinkingBlockParam = z.object({ type: z.literal("redacted_thinking"), data: z.string() }).strict();
 
-export const BlockParam = z.discriminatedUnion("type", [TextBlockParam, ToolUseBlockParam, ToolResultBlockParam, ThinkingBlockParam, RedactedThinkingBlockParam]);
+export const BlockParam = z.discriminatedUnion("type", [
+  TextBlockParam,
+  ToolUseBlockParam,
+  ToolResultBlockParam,
+  ThinkingBlockParam,
+  RedactedThinkingBlockParam,
+]);
 export type BlockParam = z.infer<typeof BlockParam>;
 
 const MessageParam = z.object({ role: z.enum(["user", "assistant"]), content: z.union([z.string(), z.array(BlockParam).min(1)]) }).strict();
 
 const Thinking = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("enabled"), budget_tokens: z.number().int().min(1024), display: z.enum(["summarized", "omitted"]).nullable().optional() }).strict(),
+  z
+    .object({ type: z.literal("enabled"), budget_tokens: z.number().int().min(1024), display: z.enum(["summarized", "omitted"]).nullable().optional() })
+    .strict(),
   z.object({ type: z.literal("adaptive"), display: z.enum(["summarized", "omitted"]).nullable().optional() }).strict(),
   z.object({ type: z.literal("disabled") }).strict(),
 ]);
@@ -47,7 +64,17 @@ export const MessagesRequest = z
     system: z.union([z.string(), z.array(TextBlockParam)]).optional(),
     messages: z.array(MessageParam).min(1),
     tools: z
-      .array(z.object({ name: z.string().min(1), description: z.string().optional(), input_schema: z.record(z.string(), z.unknown()), cache_control, type: z.literal("custom").nullable().optional() }).strict())
+      .array(
+        z
+          .object({
+            name: z.string().min(1),
+            description: z.string().optional(),
+            input_schema: z.record(z.string(), z.unknown()),
+            cache_control,
+            type: z.literal("custom").nullable().optional(),
+          })
+          .strict(),
+      )
       .optional(),
     tool_choice: z
       .object({ type: z.enum(["auto", "any", "none", "tool"]), name: z.string().optional(), disable_parallel_tool_use: z.boolean().optional() })
@@ -113,7 +140,10 @@ export function messagesIssues(request: MessagesRequest, options: MessagesCheckO
   }
   if (thinkingOn) {
     // The assistant turn a tool loop is continuing must begin with its thinking.
-    const lastAssistant = request.messages.map((m, i) => [m, i] as const).filter(([m]) => m.role === "assistant").at(-1);
+    const lastAssistant = request.messages
+      .map((m, i) => [m, i] as const)
+      .filter(([m]) => m.role === "assistant")
+      .at(-1);
     if (lastAssistant && Array.isArray(lastAssistant[0].content)) {
       const content = lastAssistant[0].content;
       const usesTools = content.some((b) => b.type === "tool_use");

@@ -78,7 +78,11 @@ export function renderReply(api: ScriptedApi, reply: ScriptedReply, context: Ren
   if (api === "chat") return renderChat(choices, context);
   if (choices.length !== 1) {
     const protocol = api === "messages" ? "anthropic" : "openai";
-    return renderError(protocol, 400, `scripted server: a reply with ${choices.length} choices cannot travel over ${api} (one choice per response); script one step per choice`);
+    return renderError(
+      protocol,
+      400,
+      `scripted server: a reply with ${choices.length} choices cannot travel over ${api} (one choice per response); script one step per choice`,
+    );
   }
   return api === "messages" ? renderMessage(choices[0]!, context) : renderResponse(choices[0]!, context);
 }
@@ -102,7 +106,13 @@ function renderChat(choices: ScriptedChoice[], { index, model, usage }: RenderCo
           content: c.text ?? null,
           ...(c.reasoning ? { reasoning_content: c.reasoning } : {}),
           ...(c.toolCalls?.length
-            ? { tool_calls: c.toolCalls.map((t, k) => ({ id: t.id ?? `call_${index}_${i}_${k}`, type: "function", function: { name: t.name, arguments: args(t) } })) }
+            ? {
+                tool_calls: c.toolCalls.map((t, k) => ({
+                  id: t.id ?? `call_${index}_${i}_${k}`,
+                  type: "function",
+                  function: { name: t.name, arguments: args(t) },
+                })),
+              }
             : {}),
         },
         finish_reason: c.finishReason ?? (c.toolCalls?.length ? "tool_calls" : "stop"),
@@ -136,10 +146,23 @@ function renderResponse(c: ScriptedChoice, context: RenderContext): Rendered {
     });
   }
   if (c.text) {
-    output.push({ type: "message", id: `msg_scripted_${index}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: c.text, annotations: [] }] });
+    output.push({
+      type: "message",
+      id: `msg_scripted_${index}`,
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text: c.text, annotations: [] }],
+    });
   }
   (c.toolCalls ?? []).forEach((t, k) => {
-    output.push({ type: "function_call", id: `fc_scripted_${index}_${k}`, call_id: t.id ?? `call_${index}_${k}`, name: t.name, arguments: args(t), status: "completed" });
+    output.push({
+      type: "function_call",
+      id: `fc_scripted_${index}_${k}`,
+      call_id: t.id ?? `call_${index}_${k}`,
+      name: t.name,
+      arguments: args(t),
+      status: "completed",
+    });
   });
   const incomplete = c.finishReason === "max_output_tokens" || c.finishReason === "content_filter" ? c.finishReason : undefined;
   return {
@@ -196,7 +219,10 @@ function renderMessage(c: ScriptedChoice, context: RenderContext): Rendered {
               input_tokens: usage.inputTokens,
               cache_read_input_tokens: usage.cacheReadTokens,
               cache_creation_input_tokens: usage.cacheWriteTokens,
-              cache_creation: { ephemeral_5m_input_tokens: usage.cacheWriteTokens - usage.cacheWrite1hTokens, ephemeral_1h_input_tokens: usage.cacheWrite1hTokens },
+              cache_creation: {
+                ephemeral_5m_input_tokens: usage.cacheWriteTokens - usage.cacheWrite1hTokens,
+                ephemeral_1h_input_tokens: usage.cacheWrite1hTokens,
+              },
               output_tokens: usage.outputTokens,
               output_tokens_details: { thinking_tokens: usage.reasoningTokens },
               server_tool_use: null,

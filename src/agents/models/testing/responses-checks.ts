@@ -10,7 +10,9 @@
 import { z } from "zod";
 
 const InputText = z.object({ type: z.literal("input_text"), text: z.string() }).strict();
-const OutputText = z.object({ type: z.literal("output_text"), text: z.string(), annotations: z.array(z.unknown()).optional(), logprobs: z.array(z.unknown()).optional() }).strict();
+const OutputText = z
+  .object({ type: z.literal("output_text"), text: z.string(), annotations: z.array(z.unknown()).optional(), logprobs: z.array(z.unknown()).optional() })
+  .strict();
 const Refusal = z.object({ type: z.literal("refusal"), refusal: z.string() }).strict();
 
 const MessageItem = z
@@ -24,7 +26,14 @@ const MessageItem = z
   })
   .strict();
 const FunctionCallItem = z
-  .object({ type: z.literal("function_call"), id: z.string().optional(), call_id: z.string().min(1), name: z.string().min(1), arguments: z.string(), status: z.string().optional() })
+  .object({
+    type: z.literal("function_call"),
+    id: z.string().optional(),
+    call_id: z.string().min(1),
+    name: z.string().min(1),
+    arguments: z.string(),
+    status: z.string().optional(),
+  })
   .strict();
 const FunctionCallOutputItem = z
   .object({ type: z.literal("function_call_output"), id: z.string().optional(), call_id: z.string().min(1), output: z.string(), status: z.string().optional() })
@@ -51,15 +60,31 @@ export const ResponsesRequest = z
     tools: z
       .array(
         z
-          .object({ type: z.literal("function"), name: z.string().min(1), description: z.string().nullable().optional(), parameters: z.record(z.string(), z.unknown()).nullable(), strict: z.boolean().nullable() })
+          .object({
+            type: z.literal("function"),
+            name: z.string().min(1),
+            description: z.string().nullable().optional(),
+            parameters: z.record(z.string(), z.unknown()).nullable(),
+            strict: z.boolean().nullable(),
+          })
           .strict(),
       )
       .optional(),
     tool_choice: z.union([z.enum(["auto", "none", "required"]), z.object({ type: z.literal("function"), name: z.string() }).strict()]).optional(),
     max_output_tokens: z.number().int().min(16).nullable().optional(),
     temperature: z.number().min(0).max(2).nullable().optional(),
-    reasoning: z.object({ effort: z.enum(["none", "minimal", "low", "medium", "high", "xhigh"]).nullable().optional(), summary: z.enum(["auto", "concise", "detailed"]).nullable().optional() }).strict().nullable().optional(),
-    include: z.array(z.enum(["reasoning.encrypted_content", "message.output_text.logprobs"])).nullable().optional(),
+    reasoning: z
+      .object({
+        effort: z.enum(["none", "minimal", "low", "medium", "high", "xhigh"]).nullable().optional(),
+        summary: z.enum(["auto", "concise", "detailed"]).nullable().optional(),
+      })
+      .strict()
+      .nullable()
+      .optional(),
+    include: z
+      .array(z.enum(["reasoning.encrypted_content", "message.output_text.logprobs"]))
+      .nullable()
+      .optional(),
     store: z.boolean().nullable().optional(),
     previous_response_id: z.string().nullable().optional(),
     prompt_cache_key: z.string().max(64).optional(),
@@ -105,13 +130,18 @@ export function responsesIssues(request: ResponsesRequest, options: ResponsesChe
     if (item.type === "reasoning") {
       if (!item.encrypted_content) {
         if (request.store === false) {
-          issue(["input", index], `Item with id '${item.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`);
+          issue(
+            ["input", index],
+            `Item with id '${item.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+          );
         }
       } else if (!options.verifyReasoning(item.id, item.encrypted_content)) {
         issue(["input", index, "encrypted_content"], "The encrypted content could not be verified (invalid_encrypted_content).");
       }
       const next = items[index + 1];
-      const follows = next !== undefined && (next.type === "reasoning" || next.type === "function_call" || (next.type !== "function_call_output" && next.role === "assistant"));
+      const follows =
+        next !== undefined &&
+        (next.type === "reasoning" || next.type === "function_call" || (next.type !== "function_call_output" && next.role === "assistant"));
       if (!follows) issue(["input", index], `Item '${item.id}' of type 'reasoning' was provided without its required following item.`);
     }
   });

@@ -205,7 +205,13 @@ export async function startScriptedServer(protocol: ScriptedProtocol, script: Sc
 }
 
 /** The request checks the real API makes, as a refusal, or undefined when the request is fine. */
-function check(protocol: ScriptedProtocol, request: RecordedRequest, options: ScriptedServerOptions, seals: Seals, reasoningModels: RegExp): Rendered | undefined {
+function check(
+  protocol: ScriptedProtocol,
+  request: RecordedRequest,
+  options: ScriptedServerOptions,
+  seals: Seals,
+  reasoningModels: RegExp,
+): Rendered | undefined {
   if (request.api === undefined) return renderError(protocol, 404, `scripted ${protocol} server: no route ${request.method} ${request.path}`);
   const bearer = request.headers.authorization?.replace(/^Bearer /, "");
   const key = protocol === "openai" ? bearer : (request.headers["x-api-key"] ?? bearer);
@@ -214,7 +220,9 @@ function check(protocol: ScriptedProtocol, request: RecordedRequest, options: Sc
   if (protocol === "anthropic" && version === undefined) return renderError(protocol, 400, "anthropic-version header is required");
   if (request.body === undefined) return renderError(protocol, 400, "the request body is not JSON");
   const invalid = (issues: { path: PropertyKey[]; message: string }[]): Rendered | undefined =>
-    issues.length === 0 ? undefined : renderError(protocol, 400, `invalid request:\n${issues.map((i) => `${i.path.map(String).join(".") || "(request)"}: ${i.message}`).join("\n")}`);
+    issues.length === 0
+      ? undefined
+      : renderError(protocol, 400, `invalid request:\n${issues.map((i) => `${i.path.map(String).join(".") || "(request)"}: ${i.message}`).join("\n")}`);
   switch (request.api) {
     case "chat": {
       const parsed = OpenAIChatRequest.safeParse(request.body);
@@ -224,7 +232,10 @@ function check(protocol: ScriptedProtocol, request: RecordedRequest, options: Sc
       const parsed = ResponsesRequest.safeParse(request.body);
       if (!parsed.success) return renderError(protocol, 400, `invalid request:\n${formatIssues(parsed.error)}`);
       return invalid(
-        responsesIssues(parsed.data, { reasoningModel: reasoningModels.test(parsed.data.model), verifyReasoning: (id, sealed) => seals.verifyReasoning(id, sealed) }),
+        responsesIssues(parsed.data, {
+          reasoningModel: reasoningModels.test(parsed.data.model),
+          verifyReasoning: (id, sealed) => seals.verifyReasoning(id, sealed),
+        }),
       );
     }
     case "messages": {
@@ -327,8 +338,24 @@ function play(
     res.writeHead(200, { "content-type": "text/event-stream" });
     const first =
       recorded.api === "responses"
-        ? { type: "response.created", sequence_number: 0, response: { id: "resp_stalled", object: "response", status: "in_progress", model: "scripted", output: [], usage: null } }
-        : { type: "message_start", message: { id: "msg_stalled", type: "message", role: "assistant", model: "scripted", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } };
+        ? {
+            type: "response.created",
+            sequence_number: 0,
+            response: { id: "resp_stalled", object: "response", status: "in_progress", model: "scripted", output: [], usage: null },
+          }
+        : {
+            type: "message_start",
+            message: {
+              id: "msg_stalled",
+              type: "message",
+              role: "assistant",
+              model: "scripted",
+              content: [],
+              stop_reason: null,
+              stop_sequence: null,
+              usage: { input_tokens: 1, output_tokens: 1 },
+            },
+          };
     res.write(`event: ${first.type}\ndata: ${JSON.stringify(first)}\n\n`);
     return;
   }

@@ -1,0 +1,183 @@
+"""Chat-style sampling and supervised fine-tuning of a small GPT (finetune_gpt2_qa's policy).
+
+One implementation for the agent's starting code, the grader (which samples the agent's weights with the
+settings its ``model.py`` declares) and the set-up (the supervised reference model), so that the three
+generate the same way:
+
+- ``ALPACA``: the prompt template (upstream's Alpaca format);
+- ``GenerationSettings``: temperature, top-k, top-p, new-token limits, validated against bounds;
+- ``sample(model, tokenizer, prompts, settings, seed)``: batched sampling; prompts are left-padded with
+  end-of-text tokens (the model saw them between documents in pretraining), so no attention mask is needed;
+  a response ends at end-of-text and at the next ``###`` section;
+- ``sft(model, tokenizer, prompts, responses, ...)``: next-token loss on the response tokens only (and the
+  end-of-text after them), Adam, gradient clipping, as upstream's ``rl_finetune.py``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from dataclasses import asdict, dataclass
+from typing import Any, Mapping, Sequence
+
+import torch
+import torch.nn.functional as F
+
+ALPACA = (
+    "Below is an instruction that describes a task. Write a response that appropriately completes the request.\n\n"
+    "### Instruction:\n{instruction}\n\n### Response:\n"
+)
+_END = re.compile(r"\n\s*###|<\|endoftext\|>")
+
+
+def end_response(text: str) -> str:
+    """A generated continuation cut at the next Alpaca section or end-of-text marker, stripped."""
+    return _END.split(text, 1)[0].strip()
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    temperature: float = 1.0
+    top_k: int | None = None
+    top_p: float | None = None
+    max_new_tokens: int = 32
+    min_new_tokens: int = 1
+
+    LIMIT_NEW_TOKENS = 60  # upstream's max_new_tokens at scoring
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any], limit_new_tokens: int = LIMIT_NEW_TOKENS) -> "GenerationSettings":
+        """Validated settings from a mapping (ValueError naming the bad field); unknown keys are refused."""
+        known = {"temperature", "top_k", "top_p", "max_new_tokens", "min_new_tokens"}
+        extra = set(data) - known
+        if extra:
+            raise ValueError(f"unknown generation settings {sorted(extra)} (known: {sorted(known)})")
+        out = cls(**{k: data[k] for k in known if k in data})
+        t = out.temperature
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or not 0 <= t <= 5:
+            raise ValueError("temperature must be a number in [0, 5] (0 is greedy)")
+        if out.top_k is not None and (isinstance(out.top_k, bool) or not isinstance(out.top_k, int) or out.top_k < 1):
+            raise ValueError("top_k must be None or a positive integer")
+        p = out.top_p
+        if p is not None and (isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 < p <= 1):
+            raise ValueError("top_p must be None or in (0, 1]")
+        for name in ("max_new_tokens", "min_new_tokens"):
+            v = getattr(out, name)
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= limit_new_tokens:
+                raise ValueError(f"{name} must be an integer in [0, {limit_new_tokens}]")
+        if out.min_new_tokens > out.max_new_tokens:
+            raise ValueError("min_new_tokens must not exceed max_new_tokens")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _filter(logits: torch.Tensor, settings: GenerationSettings) -> torch.Tensor:
+    if settings.top_k is not None:
+        v, _ = torch.topk(logits, min(settings.top_k, logits.size(-1)))
+        logits = logits.masked_fill(logits < v[:, [-1]], -math.inf)
+    if settings.top_p is not None and settings.top_p < 1:
+        ordered, index = torch.sort(logits, descending=True)
+        cum = torch.softmax(ordered, dim=-1).cumsum(dim=-1)
+        drop = cum - torch.softmax(ordered, dim=-1) > settings.top_p
+        ordered = ordered.masked_fill(drop, -math.inf)
+        logits = torch.full_like(logits, -math.inf).scatter(1, index, ordered)
+    return logits
+
+
+@torch.no_grad()
+def sample(
+    model: torch.nn.Module,
+    tokenizer: Any,
+    prompts: Sequence[str],
+    settings: GenerationSettings,
+    seed: int = 0,
+    batch_size: int = 64,
+) -> list[str]:
+    """One response per prompt (the prompts as given: format them with ``ALPACA`` first)."""
+    model.eval()
+    block = model.config.block_size
+    eot = tokenizer.eot_id
+    generator = torch.Generator().manual_seed(seed)
+    encoded = [tokenizer.encode(p)[-(block - max(1, settings.max_new_tokens)) :] for p in prompts]
+    order = sorted(range(len(prompts)), key=lambda i: len(encoded[i]))  # similar lengths batch together
+    out: list[str] = [""] * len(prompts)
+    for start in range(0, len(order), batch_size):
+        chunk = order[start : start + batch_size]
+        width = max(len(encoded[i]) for i in chunk)
+        idx = torch.tensor([[eot] * (width - len(encoded[i])) + encoded[i] for i in chunk])
+        new = torch.empty((len(chunk), 0), dtype=torch.long)
+        done = torch.zeros(len(chunk), dtype=torch.bool)
+        for step in range(settings.max_new_tokens):
+            logits = model(idx[:, -block:])[0][:, -1, :].float()
+            if step < settings.min_new_tokens:
+                logits[:, eot] = -math.inf
+            if settings.temperature <= 0:
+                nxt = logits.argmax(dim=-1, keepdim=True)
+            else:
+                probs = F.softmax(_filter(logits / settings.temperature, settings), dim=-1)
+                nxt = torch.multinomial(probs, 1, generator=generator)
+            nxt = torch.where(done[:, None], torch.full_like(nxt, eot), nxt)
+            done |= nxt[:, 0] == eot
+            idx = torch.cat((idx, nxt), dim=1)
+            new = torch.cat((new, nxt), dim=1)
+            if bool(done.all()):
+                break
+        for row, i in enumerate(chunk):
+            ids = new[row].tolist()
+            if eot in ids:
+                ids = ids[: ids.index(eot)]
+            out[i] = end_response(tokenizer.decode(ids))
+    return out
+
+
+def sft(
+    model: torch.nn.Module,
+    tokenizer: Any,
+    prompts: Sequence[str],
+    responses: Sequence[str],
+    steps: int,
+    lr: float = 3e-4,
+    batch_size: int = 16,
+    seed: int = 0,
+    log: Any = None,
+) -> list[float]:
+    """``steps`` Adam steps of next-token loss on the response tokens (plus end-of-text); returns the losses."""
+    block = model.config.block_size
+    eot = tokenizer.eot_id
+    rows: list[tuple[list[int], int]] = []
+    for p, r in zip(prompts, responses):
+        pi, ri = tokenizer.encode(p), tokenizer.encode(r) + [eot]
+        ids = (pi + ri)[-(block + 1) :]
+        rows.append((ids, min(len(ri), len(ids) - 1)))
+    if not rows:
+        return []
+    rng = random.Random(seed)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    losses: list[float] = []
+    model.train()
+    for step in range(steps):
+        batch = [rows[rng.randrange(len(rows))] for _ in range(batch_size)]
+        width = max(len(ids) for ids, _ in batch) - 1
+        x = torch.full((len(batch), width), eot, dtype=torch.long)
+        y = torch.full((len(batch), width), -1, dtype=torch.long)
+        for b, (ids, n) in enumerate(batch):
+            seq = torch.tensor(ids)
+            pad = width - (len(ids) - 1)
+            x[b, pad:] = seq[:-1]
+            target = seq[1:].clone()
+            target[: len(target) - n] = -1
+            y[b, pad:] = target
+        logits = model(x)[0]
+        loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)).float(), y.reshape(-1), ignore_index=-1)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        losses.append(loss.item())
+        if log is not None and (step % 20 == 0 or step == steps - 1):
+            log(f"sft step {step}: loss {float(loss):.3f}")
+    model.eval()
+    return losses
