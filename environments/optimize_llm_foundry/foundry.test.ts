@@ -53,7 +53,10 @@ describe("optimize_llm_foundry (tiny profile, real sandbox)", () => {
     expect(reference.code, reference.stderr).toBe(0);
     const [run] = JSON.parse(reference.stdout).runs;
     const log = await scoreLog(db, run.runId);
-    expect(log.map((e) => [e.trigger, e.entry.outcome.kind]), JSON.stringify(log.map((e) => [e.entry.outcome, e.entry.details]))).toEqual([
+    expect(
+      log.map((e) => [e.trigger, e.entry.outcome.kind]),
+      JSON.stringify(log.map((e) => [e.entry.outcome, e.entry.details])),
+    ).toEqual([
       ["start", "scored"],
       ["action", "scored"],
       ["submit", "scored"],
