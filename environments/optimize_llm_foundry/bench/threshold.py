@@ -82,7 +82,7 @@ CASES: dict[str, tuple[str, list[Edit]]] = {
     "last_row_dropped": ("behaviour", [drop_row(-1)]),
     "lr_0.9x": ("behaviour", [yaml_edit("lr: 1.0e-4", "lr: 0.9e-4")]),
     "warmup_19": ("behaviour", [yaml_edit("t_warmup: 20ba", "t_warmup: 19ba")]),
-    "fewer_steps_batch_17": ("behaviour", [yaml_edit("global_train_batch_size: 16", "global_train_batch_size: 17")]),
+    "fewer_steps_batch_20": ("behaviour", [yaml_edit("global_train_batch_size: 16", "global_train_batch_size: 20")]),
     "bf16_autocast": ("behaviour", [env_edit("export PRECISION=amp_bf16")]),
     "bf16_output": ("behaviour", [env_edit("export OUTPUT_PRECISION=bf16")]),
     "initial_weights": ("behaviour", [initial_weights]),

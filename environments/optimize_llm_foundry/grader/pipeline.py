@@ -52,7 +52,10 @@ def read_output(solution: Path, max_bytes: int) -> dict[str, torch.Tensor]:
             raise Refused(f"finetune.sh wrote no {path.relative_to(solution)}") from None
         if not kind(info.st_mode):
             raise Refused(f"{path.relative_to(solution)} is not a plain {'folder' if kind is stat.S_ISDIR else 'file'} (links are refused)")
-    fd = os.open(folder / WEIGHTS, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        fd = os.open(folder / WEIGHTS, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError as err:
+        raise Refused(f"trained_model/{WEIGHTS} cannot be read: {err.strerror}") from None
     try:
         size = os.fstat(fd).st_size
         if size > max_bytes:

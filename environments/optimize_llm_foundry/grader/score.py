@@ -35,6 +35,7 @@ import argparse
 import json
 import math
 import os
+import secrets
 import shutil
 import sys
 import tempfile
@@ -79,8 +80,10 @@ def score(workspace: Path, protected: Path, hidden: bool) -> tuple[dict[str, Any
     except FileNotFoundError:
         return outcome_error("the environment's set-up did not run (no state/grading.json or reference weights)"), {}, {}
     threshold = float(grading["threshold"])
-    outer = Path(tempfile.mkdtemp(prefix="foundry-score-"))  # 0700, the grader's: the agent cannot reach in
-    run = outer / "run"
+    # The jail's bwrap (as the agent user) must traverse the parent: 0711, and the run folder's name unguessable.
+    outer = Path(tempfile.mkdtemp(prefix="foundry-score-"))
+    os.chmod(outer, 0o711)
+    run = outer / secrets.token_hex(8)
     jail = Jail(writable=[(str(run), str(run))])
     details: dict[str, Any] = {"profile": grading["name"], "threshold": threshold}
     try:
@@ -101,6 +104,8 @@ def score(workspace: Path, protected: Path, hidden: bool) -> tuple[dict[str, Any
             why = result.error or (f"exit {result.returncode}" if result.returncode is not None else f"signal {result.signal}")
             return outcome_invalid(f"finetune.sh failed ({why}): {tail(result.stderr_tail, 800)}"), {"finetune_failed": True}, details
         seconds = result.duration_s
+        # Untimed: the agent's files may be private to it (its umask); let the grader read the output.
+        run_as_agent(["chmod", "-R", "a+rX", "--", str(solution / "trained_model")], timeout_s=60, cwd=str(workspace), jail=jail)
         try:
             weights = read_output(solution, int(grading["max_output_mb"]) * 2**20)
             diff = compare(weights, reference)

@@ -75,8 +75,8 @@ def train_reference(profile: dict[str, Any], solution: Path, rows: Path, base: P
     write_env(scratch, base, profile)
     started = time.monotonic()
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}  # this Python's venv first
-    run = subprocess.run(["bash", "finetune.sh"], cwd=scratch / "solution", env=env, capture_output=True, text=True,
-                         timeout=4 * int(profile["timeout_s"]))
+    # No time limit of its own: rebench's start timeout bounds the set-up (a busy machine is slow, not wrong).
+    run = subprocess.run(["bash", "finetune.sh"], cwd=scratch / "solution", env=env, capture_output=True, text=True)
     seconds = time.monotonic() - started
     if run.returncode != 0:
         raise SystemExit(f"the reference run of finetune.sh failed ({run.returncode}):\n{run.stderr[-4000:]}")

@@ -60,7 +60,7 @@ class Sandbox:
     behaviour is the same).
     """
 
-    def __init__(self, root: Path, assets_home: Path, secret: str | None = None, workers: int = 0) -> None:
+    def __init__(self, root: Path, assets_home: Path, secret: str | None = None, workers: int = 0, profile: str = "tiny") -> None:
         self.protected = root / "protected"
         self.workspace = root / "workspace"
         self.secret = write_environment_secret(self.protected, secret)
@@ -71,7 +71,7 @@ class Sandbox:
         for name in TINY_ASSETS:
             shutil.copytree(assets_home / "assets" / name, self.protected / "assets" / name, symlinks=False)
         os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
-        self.report = env_setup.setup(pipeline.load_profile(GRADER_DIR, "tiny"), self.protected, self.workspace)
+        self.report = env_setup.setup(pipeline.load_profile(GRADER_DIR, profile), self.protected, self.workspace)
 
     def score(self, task: str = "main") -> dict[str, Any]:
         """One grader call in this process (finetune.sh itself runs in the jail): {outcome, message, details}."""

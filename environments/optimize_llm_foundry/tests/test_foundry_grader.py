@@ -9,12 +9,14 @@ import contextlib
 import json
 import math
 import os
+import shutil
 from pathlib import Path
 from typing import Iterator
 
 import pytest
+import safetensors.torch
 import torch
-from foundry_helpers import Sandbox, pipeline, rows
+from foundry_helpers import ENV_DIR, Sandbox, load, pipeline, rows
 
 
 @contextlib.contextmanager
@@ -100,3 +102,29 @@ def test_compare_sums_per_tensor_l2_norms_and_refuses_another_layout() -> None:
         pipeline.compare({"a": torch.zeros(4), "b": torch.zeros(2, 2)}, ref)
     with pytest.raises(pipeline.Refused):
         pipeline.compare({"a": torch.tensor([float("nan"), 0, 0]), "b": torch.zeros(2, 2)}, ref)
+
+
+def test_the_reference_solution_keeps_the_behaviour(sandbox: Sandbox, tmp_path: Path) -> None:
+    unpack = load("foundry_unpack", ENV_DIR / "reference" / "unpack.py")
+    src = unpack.unpack(tmp_path / "reference")
+    solution = sandbox.workspace / "solution"
+    saved = (solution / "finetune.sh").read_text()
+    shutil.copy(src / "finetune.sh", solution / "finetune.sh")
+    shutil.copy(src / "fast_finetune.py", solution / "fast_finetune.py")
+    try:
+        result = sandbox.score()
+    finally:
+        (solution / "finetune.sh").write_text(saved)
+        (solution / "fast_finetune.py").unlink()
+    assert result["outcome"]["kind"] == "scored", result
+    assert result["message"]["norm_diff"] <= result["message"]["maximum_allowed_norm_diff"]
+
+
+def test_the_gpu_profile_builds_its_model_from_config_and_trains_in_bf16(tmp_path: Path, assets_home: Path) -> None:
+    gpu = Sandbox(tmp_path, assets_home, profile="tiny-gpu")
+    weights = safetensors.torch.load_file(str(gpu.protected / "state" / "base_model" / "model.safetensors"))
+    assert {v.dtype for v in weights.values()} == {torch.bfloat16}
+    result = gpu.score()
+    assert result["outcome"]["kind"] == "scored", result
+    reference = safetensors.torch.load_file(str(gpu.protected / "state" / "reference" / "model.safetensors"))
+    assert {v.dtype for v in reference.values()} == {torch.bfloat16}
