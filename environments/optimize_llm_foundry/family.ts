@@ -65,6 +65,8 @@ export interface FoundryOptions {
   miniProfile?: string;
   /** Normalization constants of the mini variant where the folder has no calibration.json (tests). */
   miniNormalization?: NormalizationConstants;
+  /** Set: mini and gpu are declared but not offered, with this reason (the registered family, until they are verified). */
+  unavailableReason?: string;
 }
 
 export function defineFoundry(options: FoundryOptions = {}) {
@@ -81,13 +83,15 @@ export function defineFoundry(options: FoundryOptions = {}) {
       mini: {
         scale: "2-core CPU: a 4-layer d192 pretrained GPT (2.6M) fine-tuned on 1,000 instruction rows by a 3-stage pipeline",
         resources: MINI_RESOURCES,
-        implementation: implementation("mini", options.miniProfile ?? "mini"),
+        ...(options.unavailableReason
+          ? { unavailableReason: options.unavailableReason }
+          : { implementation: implementation("mini", options.miniProfile ?? "mini") }),
         ...(options.miniNormalization ? { normalization: options.miniNormalization } : {}),
       },
       gpu: {
         scale: "one H200: a 24-layer d1024 GPT (350M) built from config, bf16, 1,000 rows of 512 tokens",
         resources: GPU_RESOURCES,
-        implementation: implementation("gpu", "gpu"),
+        ...(options.unavailableReason ? { unavailableReason: options.unavailableReason } : { implementation: implementation("gpu", "gpu") }),
       },
       paper: {
         scale: "4x H100: LLM Foundry at the pinned commit with deepseek-coder-1.3b-base, weight-diff threshold 5.3",
@@ -103,4 +107,13 @@ export function defineFoundry(options: FoundryOptions = {}) {
   });
 }
 
-export const family = defineFoundry();
+/**
+ * The registered family. mini and gpu run end to end in the sandbox on the tests' tiny profile, but their
+ * weight-difference thresholds are not measured yet (a threshold too loose accepts a pipeline that computes
+ * something else), nor are they calibrated or their exploits run: they are not offered until they are
+ * (environments/optimize_llm_foundry/README.md, "Status").
+ */
+export const family = defineFoundry({
+  unavailableReason:
+    "optimize_llm_foundry/mini and /gpu are built but their weight-difference thresholds are not yet measured, nor are they calibrated (see environments/optimize_llm_foundry/README.md, 'Status')",
+});
