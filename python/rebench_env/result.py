@@ -9,11 +9,13 @@ The shape mirrors ``GraderResult`` in ``src/core/score.ts``::
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
 import tempfile
-from typing import Any, Mapping
+from pathlib import Path
+from typing import Any, Callable, Mapping
 
 
 def outcome_scored(value: float) -> dict[str, Any]:
@@ -68,3 +70,23 @@ def _jsonable(value: Any) -> Any:
     if hasattr(value, "tolist"):
         return value.tolist()
     raise TypeError(f"cannot write {type(value).__name__} to a result file")
+
+
+def grader_main(
+    score: Callable[[Path, Path, bool], tuple[Mapping[str, Any], Mapping[str, Any] | None, Mapping[str, Any] | None]],
+    description: str | None = None,
+) -> int:
+    """The command line of a grader's score.py: --workspace, --protected, --task and --result, each defaulting
+    to the variable the sandbox sets (REBENCH_WORKSPACE, ...); calls ``score(workspace, protected, hidden)``
+    (hidden: the task is ``hidden_score``) and writes what it returns as the result."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=os.environ.get("REBENCH_WORKSPACE"))
+    parser.add_argument("--protected", default=os.environ.get("REBENCH_PROTECTED", os.getcwd()))
+    parser.add_argument("--task", default=os.environ.get("REBENCH_TASK", "main"))
+    parser.add_argument("--result", default=os.environ.get("REBENCH_RESULT"))
+    args = parser.parse_args()
+    if not args.workspace or not args.result:
+        parser.error("--workspace and --result (or REBENCH_WORKSPACE and REBENCH_RESULT) are required")
+    outcome, message, details = score(Path(args.workspace), Path(args.protected), args.task == "hidden_score")
+    write_result(args.result, outcome, message, details)
+    return 0

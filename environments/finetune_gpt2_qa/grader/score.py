@@ -21,7 +21,6 @@ Canary dcc63ee1-bf38-4ac8-8730-70e6939b4951: rebench environment file; keep out 
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import os
@@ -37,7 +36,7 @@ import torch
 from rebench_env.agent_call import Jail, run_as_agent
 from rebench_env.chat import GenerationSettings, sample
 from rebench_env.gpt import GPT, GPTConfig
-from rebench_env.result import outcome_error, outcome_invalid, outcome_scored, write_result
+from rebench_env.result import grader_main, outcome_error, outcome_invalid, outcome_scored
 from rebench_env.tokenizer import load_tokenizer
 
 HERE = Path(__file__).resolve().parent
@@ -175,19 +174,5 @@ def score(workspace: Path, protected: Path, hidden_task: bool) -> tuple[dict[str
     return outcome_scored(value), message, details
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--workspace", default=os.environ.get("REBENCH_WORKSPACE"))
-    parser.add_argument("--protected", default=os.environ.get("REBENCH_PROTECTED", os.getcwd()))
-    parser.add_argument("--task", default=os.environ.get("REBENCH_TASK", "main"))
-    parser.add_argument("--result", default=os.environ.get("REBENCH_RESULT"))
-    args = parser.parse_args()
-    if not args.workspace or not args.result:
-        parser.error("--workspace and --result (or REBENCH_WORKSPACE and REBENCH_RESULT) are required")
-    outcome, message, details = score(Path(args.workspace), Path(args.protected), args.task == "hidden_score")
-    write_result(args.result, outcome, message, details)
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(grader_main(score, __doc__))

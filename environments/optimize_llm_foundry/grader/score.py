@@ -31,7 +31,6 @@ Canary 9beb89d0-85e7-4d0b-96e4-e0cabdaa4553: rebench environment file; keep out 
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -45,7 +44,7 @@ from typing import Any
 from safetensors.torch import load_file
 
 from rebench_env.agent_call import Jail, run_as_agent
-from rebench_env.result import outcome_error, outcome_invalid, outcome_scored, write_result
+from rebench_env.result import grader_main, outcome_error, outcome_invalid, outcome_scored
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pipeline import OUTPUTS, WEIGHTS, Refused, compare, read_output, write_env  # noqa: E402
@@ -130,19 +129,5 @@ def cleanup(run: Path, outer: Path, workspace: Path, jail: Jail) -> None:
     shutil.rmtree(outer, ignore_errors=True)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--workspace", default=os.environ.get("REBENCH_WORKSPACE"))
-    parser.add_argument("--protected", default=os.environ.get("REBENCH_PROTECTED", os.getcwd()))
-    parser.add_argument("--task", default=os.environ.get("REBENCH_TASK", "main"))
-    parser.add_argument("--result", default=os.environ.get("REBENCH_RESULT"))
-    args = parser.parse_args()
-    if not args.workspace or not args.result:
-        parser.error("--workspace and --result (or REBENCH_WORKSPACE and REBENCH_RESULT) are required")
-    outcome, message, details = score(Path(args.workspace), Path(args.protected), args.task == "hidden_score")
-    write_result(args.result, outcome, message, details)
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(grader_main(score, __doc__))

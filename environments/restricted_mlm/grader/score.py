@@ -27,7 +27,6 @@ Canary 16ff82f0-58a9-4f41-9f1d-e58252fd5f1f: rebench environment file; keep out 
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -44,7 +43,7 @@ import torch
 import torch.nn.functional as F
 
 from rebench_env.agent_call import Jail, run_as_agent
-from rebench_env.result import outcome_error, outcome_invalid, outcome_scored, write_result
+from rebench_env.result import grader_main, outcome_error, outcome_invalid, outcome_scored
 from rebench_env.secrets import environment_seed
 from rebench_env.tokens import read_tokens
 from rebench_env.train import configure_cpu_threads
@@ -166,19 +165,5 @@ def score(workspace: Path, protected: Path, hidden: bool) -> tuple[dict[str, Any
     return outcome_scored(math.log(loss - grading["floor"])), message, details
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--workspace", default=os.environ.get("REBENCH_WORKSPACE"))
-    parser.add_argument("--protected", default=os.environ.get("REBENCH_PROTECTED", os.getcwd()))
-    parser.add_argument("--task", default=os.environ.get("REBENCH_TASK", "main"))
-    parser.add_argument("--result", default=os.environ.get("REBENCH_RESULT"))
-    args = parser.parse_args()
-    if not args.workspace or not args.result:
-        parser.error("--workspace and --result (or REBENCH_WORKSPACE and REBENCH_RESULT) are required")
-    outcome, message, details = score(Path(args.workspace), Path(args.protected), args.task == "hidden_score")
-    write_result(args.result, outcome, message, details)
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(grader_main(score, __doc__))
