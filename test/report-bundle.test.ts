@@ -8,8 +8,8 @@ import { REPO_ROOT } from "./helpers/cli.js";
 import { RUNS, record } from "./helpers/recorded-runs.js";
 import { tempDir } from "./helpers/tmp.js";
 
-// `npm run build` bundles `rebench report`'s modules (scripts/bundle-report.mjs) and the compiled CLI loads
-// the bundle; REBENCH_NO_BUNDLE=1 makes it load the modules tsc wrote. Both must print the same bytes and
+// `npm run build` bundles the CLI's entry with commander and `rebench report`'s modules (scripts/bundle-cli.mjs),
+// and the compiled CLI loads the bundles; REBENCH_NO_BUNDLE=1 makes it load the modules tsc wrote. Both must print the same bytes and
 // write the same files, for every source of runs and for errors.
 const dir = tempDir();
 const hooks = path.join(dir, "hooks.mjs");
@@ -94,6 +94,12 @@ describe("the bundled `rebench report`", () => {
     expect(bundled.loaded.filter((url) => /\/dist\/src\/(analysis|cli\/commands)\//.test(url))).toEqual([]);
     expect(plain.loaded.some((url) => url.endsWith("/dist/src/cli/commands/report.js"))).toBe(true);
     expect(plain.loaded.filter((url) => url.includes("/report-bundle/"))).toEqual([]);
+    // The CLI itself: main.bundle.js with commander inside, or tsc's main.js and commander's CommonJS files.
+    expect(bundled.loaded.some((url) => url.endsWith("/dist/src/cli/main.bundle.js"))).toBe(true);
+    expect(bundled.loaded.filter((url) => url.includes("/node_modules/commander/") || url.endsWith("/dist/src/cli/main.js"))).toEqual([]);
+    expect(plain.loaded.some((url) => url.endsWith("/dist/src/cli/main.js"))).toBe(true);
+    expect(plain.loaded.some((url) => url.includes("/node_modules/commander/"))).toBe(true);
+    expect(plain.loaded.filter((url) => url.endsWith("/main.bundle.js"))).toEqual([]);
 
     expect(bundled.status).toBe(plain.status);
     if (out >= 0) {

@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import type { AnalysisRun } from "../analysis/analysis-run.js";
 import { parseMetrRuns } from "../analysis/metr/parse-metr-runs.js";
+import { compareText } from "../core/compare-text.js";
 import { InvalidInputError, NotFoundError } from "../core/errors.js";
 import type { RunSummary } from "../core/index.js";
 import type { RunStore } from "../store/index.js";
@@ -53,7 +54,7 @@ export async function loadRunsFile(file: string, format: string): Promise<Loaded
   if (imported.usageLimitEndings > 0) {
     notes.push(`${imported.usageLimitEndings} run(s) ended at their usage limit (fatal_error_from "usageLimits"), as RE-Bench runs normally do.`);
   }
-  const fatal = Object.entries(imported.fatalErrors).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
+  const fatal = Object.entries(imported.fatalErrors).sort(([a, x], [b, y]) => y - x || compareText(a, b));
   const fatalCount = fatal.reduce((sum, [, n]) => sum + n, 0);
   if (fatalCount > 0) {
     const kinds = fatal.map(([kind, n]) => `${n} ${kind}`).join(", ");
@@ -66,7 +67,7 @@ export async function loadStoreRuns(store: RunStore): Promise<LoadedRuns> {
   const { pairs, skipped } = await storedAnalysisRuns(store);
   // Sorted by reason: the store lists runs created in the same millisecond in no fixed order.
   const notes = Object.entries(skipped)
-    .sort(([a], [b]) => a.localeCompare(b))
+    .sort(([a], [b]) => compareText(a, b))
     .map(([reason, n]) => `Left out ${n} run(s): ${reason}.`);
   const contended = pairs.filter((p) => p.summary.contendedScores > 0);
   if (contended.length > 0) {

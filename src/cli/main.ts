@@ -44,7 +44,7 @@ const LOADERS: Record<CommandName, () => Promise<Register[]>> = {
 
 /**
  * `rebench report`'s modules: the bundle that `npm run build` writes beside the compiled CLI
- * (scripts/bundle-report.mjs), where it exists and REBENCH_NO_BUNDLE is not set; else the modules themselves
+ * (scripts/bundle-cli.mjs), where it exists and REBENCH_NO_BUNDLE is not set; else the modules themselves
  * (run from the sources, or a build by tsc alone).
  */
 async function importReport(): Promise<typeof import("./commands/report.js")> {
