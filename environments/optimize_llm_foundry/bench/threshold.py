@@ -60,8 +60,15 @@ def drop_row(index: int) -> Edit:
 
 
 def use_reference(run: Path) -> None:
+    """The reference solution's files (reference/src/ where it is unpacked, else from the encrypted archive)."""
+    source = REFERENCE_SRC
+    if not (source / "finetune.sh").exists():
+        sys.path.insert(0, str(REFERENCE_SRC.parent))
+        from unpack import unpack
+
+        source = unpack(run / "reference-src")
     for name in ("finetune.sh", "fast_finetune.py"):
-        shutil.copy(REFERENCE_SRC / name, run / "solution" / name)
+        shutil.copy(source / name, run / "solution" / name)
 
 
 def initial_weights(run: Path) -> None:
