@@ -82,6 +82,21 @@ await build({
   platform: "node",
   target: "node20",
   plugins: [
+    // commander requires node:child_process when it loads, for executable subcommands, which rebench has none
+    // of: loading it costs 4-9 ms of every start-up here. Inside commander it becomes a proxy that requires it
+    // on first use.
+    {
+      name: "lazy-child-process",
+      setup: (b) => {
+        b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+          args.importer.includes(`${path.sep}node_modules${path.sep}commander${path.sep}`) ? { path: "lazy-child-process", namespace: "lazy" } : undefined,
+        );
+        b.onLoad({ filter: /.*/, namespace: "lazy" }, () => ({
+          contents: 'module.exports = new Proxy({}, { get: (_, key) => require("node:child_process")[key] });',
+          loader: "js",
+        }));
+      },
+    },
     {
       name: "ours-outside",
       setup: (b) =>

@@ -123,6 +123,21 @@ describe("the bundled `rebench report`", () => {
     expect(plain.loaded.some((url) => url.endsWith("/dist/src/analysis/metr/parse-metr-runs.js"))).toBe(true);
   });
 
+  test("the bundled CLI starts without loading node:child_process (commander's is required on first use)", { timeout: 60_000 }, () => {
+    const probe = path.join(dir, "probe.cjs");
+    writeFileSync(
+      probe,
+      'process.on("exit", () => require("node:fs").writeSync(2, `child_process loaded: ${process.moduleLoadList.includes("NativeModule child_process")}\\n`));\n',
+    );
+    const loaded = (env: Record<string, string>, args: string[]) =>
+      spawnSync(process.execPath, ["--require", probe, "bin/rebench.js", ...args], { cwd: REPO_ROOT, encoding: "utf8", env: { ...process.env, ...env } })
+        .stderr;
+    expect(loaded({ REBENCH_NO_BUNDLE: "" }, ["--version"])).toContain("child_process loaded: false");
+    expect(loaded({ REBENCH_NO_BUNDLE: "" }, ["report", "--runs-file", runsFile, "--bootstrap", "10", "--json"])).toContain("child_process loaded: false");
+    // Unbundled, commander loads it: the probe sees the difference.
+    expect(loaded({ REBENCH_NO_BUNDLE: "1" }, ["--version"])).toContain("child_process loaded: true");
+  });
+
   test("errors thrown inside the bundle keep their exit codes (not 70, an internal error)", { timeout: 60_000 }, () => {
     expect(report(true, ["--runs-file", path.join(REPO_ROOT, "package.json")]).status).toBe(2);
     expect(report(true, ["--runs-file", path.join(dir, "nope.jsonl")]).status).toBe(3);
