@@ -28,7 +28,7 @@ describe("CLI start-up", () => {
       .split("\n")
       .filter((l) => l.startsWith("LOADED "))
       .map((l) => l.slice(7));
-    expect(loaded.some((url) => url.endsWith("/dist/src/cli/main.js"))).toBe(true);
+    expect(loaded.some((url) => url.endsWith("/dist/src/cli/main.bundle.js"))).toBe(true); // main.js with commander inside (scripts/bundle-cli.mjs)
     expect(loaded.filter((url) => /\/commands\/|better-sqlite3|\/environments\/|\/analysis\/|zod/.test(url))).toEqual([]);
     const report = modules("report", "--help");
     expect(report).toMatch(/\/cli\/report-bundle\/report\.js/); // the bundle of report's modules (test/report-bundle.test.ts)
