@@ -4,8 +4,8 @@
 //
 // - dist/src/cli/main.bundle.js: main.js with commander inside, every module of ours left outside (same folder,
 //   so its relative imports and `import.meta.url` paths are main.js's). commander is CommonJS: imported from
-//   ESM, Node 20 runs cjs-module-lexer over its seven files and wraps each, ~50 ms of every command's start-up,
-//   as much as Node's own; as one ESM file it costs ~2 ms. bin/rebench.js loads it where it exists.
+//   ESM, Node 20 runs cjs-module-lexer over its seven files and wraps each, ~50 ms of every command's start-up
+//   at a load of 1, close to Node's own; as one ESM file, nothing measurable. bin/rebench.js loads it where it exists.
 // - dist/src/cli/report-bundle/report.js and the chunks that load only on demand (the store, the figure
 //   renderers): `rebench report`'s module graph, ~170 files (our modules and zod's), which was half of the
 //   report's CPU time. src/cli/main.ts loads it where it exists.

@@ -9,13 +9,8 @@ exec > >(tee "$OUT/foundry-threshold.log") 2>&1
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 export PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1
 nvidia-smi -L
-mkdir -p /tmp/rh/assets
-for asset in .gpu/assets/*/; do
-  for xz in "$asset"*.xz; do
-    [ -f "$xz" ] && python3 -c "import lzma, os, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[1][:-3], 'wb')); os.remove(sys.argv[1])" "$xz"
-  done
-  ln -sfn "$(cd "$asset" && pwd)" "/tmp/rh/assets/$(basename "$asset")"
-done
+source "$(dirname "${BASH_SOURCE[0]}")/stage-assets.sh"
+stage_assets /tmp/rh/assets
 el assets
 env=environments/optimize_llm_foundry
 python3 $env/bench/setup_protected.py --profile gpu --root /tmp/fg --assets /tmp/rh/assets | tee "$OUT/setup.json"

@@ -17,11 +17,6 @@ PY=$(command -v python3); VENV=$(dirname "$(dirname "$PY")")
 nvidia-smi -L
 scripts/setup-users
 export REBENCH_HOME=/tmp/rh
-mkdir -p "$REBENCH_HOME/assets"
-for asset in .gpu/assets/*/; do
-  [ -f "$asset/asset.json" ] || continue
-  for xz in "$asset"*.xz; do
-    [ -f "$xz" ] && python3 -c "import lzma, os, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[1][:-3], 'wb')); os.remove(sys.argv[1])" "$xz"
-  done
-  ln -sfn "$(cd "$asset" && pwd)" "$REBENCH_HOME/assets/$(basename "$asset")" && el "asset $(basename "$asset")"
-done
+source "$(dirname "${BASH_SOURCE[0]}")/stage-assets.sh"
+stage_assets "$REBENCH_HOME/assets"
+el assets

@@ -4,7 +4,7 @@
  * its line in `environments/index.ts`, which this module registers.
  */
 import * as families from "../../environments/index.js";
-import { NotFoundError, Registry, type TaskId, UnavailableError, VARIANTS, type Variant } from "../core/index.js";
+import { compareText, NotFoundError, Registry, type TaskId, UnavailableError, VARIANTS, type Variant } from "../core/index.js";
 import { PAPER_ENVIRONMENTS } from "../core/paper-environments.js";
 import type { EnvironmentFamily, VariantDefinition, VariantImplementation } from "./contract.js";
 
@@ -14,7 +14,7 @@ function listingOrder(a: EnvironmentFamily, b: EnvironmentFamily): number {
     const i = (PAPER_ENVIRONMENTS as readonly string[]).indexOf(f.name);
     return i === -1 ? PAPER_ENVIRONMENTS.length : i;
   };
-  return rank(a) - rank(b) || a.name.localeCompare(b.name);
+  return rank(a) - rank(b) || compareText(a.name, b.name);
 }
 
 /**

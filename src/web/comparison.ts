@@ -12,7 +12,7 @@ import { parseBudgets } from "../analysis/parse-budgets.js";
 import { figureSvg } from "../analysis/render/figure-svg.js";
 import { reportFigures } from "../analysis/render/report-figures.js";
 import { reportTables } from "../analysis/render/report-tables.js";
-import { InvalidInputError, type RunSummary } from "../core/index.js";
+import { compareText, InvalidInputError, type RunSummary } from "../core/index.js";
 import type { RunStore } from "../store/index.js";
 import type { ComparisonView } from "./api-types.js";
 import { scoresHidden } from "./publish.js";
@@ -47,7 +47,7 @@ export async function comparison(store: RunStore, filters: ComparisonFilters, op
     else skip(result.reason);
   }
   const notes = Object.entries(skipped)
-    .sort(([a], [b]) => a.localeCompare(b))
+    .sort(([a], [b]) => compareText(a, b))
     .map(([reason, n]) => `Left out ${n} run(s): ${reason}.`);
   const budgetsText = filters.budgets?.trim() || defaultBudgets(runs);
   const budgets = parseBudgets(budgetsText);

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -34,21 +33,14 @@ def main() -> int:
     args = parser.parse_args()
     if args.root.exists() and any(args.root.iterdir()):
         raise SystemExit(f"{args.root} is not empty: give a new folder")
-    protected, workspace = args.root / "protected", args.root / "workspace"
-    profile = helpers.pipeline.load_profile(helpers.GRADER_DIR, args.profile)
-    names = [profile["corpus"], profile["tokenizer"], *([profile["model"]["asset"]] if "asset" in profile["model"] else [])]
+    names = helpers.profile_assets(helpers.pipeline.load_profile(helpers.GRADER_DIR, args.profile))
     missing = [name for name in names if not (args.assets / name / "asset.json").exists()]
     if missing:
         raise SystemExit(f"assets not built in {args.assets}: {', '.join(missing)} (rebench assets build --only {','.join(missing)})")
-    helpers.write_environment_secret(protected)
-    shutil.copytree(helpers.GRADER_DIR, protected / "grader", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(ENV_DIR / "workspace", workspace, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in names:
-        shutil.copytree(args.assets / name, protected / "assets" / name)
-    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
     started = time.monotonic()
-    report = helpers.env_setup.setup(profile, protected, workspace)
-    print(json.dumps({**report, "setup_seconds": round(time.monotonic() - started, 1), "load": os.getloadavg()}, default=str))
+    # The starting workspace as shipped (num_workers kept): the set-up's reference run is a start-time measurement.
+    sandbox = helpers.Sandbox(args.root, args.assets.parent, workers=None, profile=args.profile)
+    print(json.dumps({**sandbox.report, "setup_seconds": round(time.monotonic() - started, 1), "load": os.getloadavg()}, default=str))
     return 0
 
 

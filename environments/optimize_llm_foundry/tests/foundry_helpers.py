@@ -22,6 +22,11 @@ GRADER_DIR = ENV_DIR / "grader"
 TINY_ASSETS = ["corpus-tiny-keyed", "tokenizer-bpe512-tiny", "tiny"]
 
 
+def profile_assets(profile: dict[str, Any]) -> list[str]:
+    """The assets a profile's set-up reads (family.ts's profileAssets)."""
+    return [profile["corpus"], profile["tokenizer"], *([profile["model"]["asset"]] if "asset" in profile["model"] else [])]
+
+
 def write_environment_secret(protected: Path, secret: str | None = None) -> str:
     secret = secret or os.urandom(32).hex()
     folder = protected / ".rebench"
@@ -57,21 +62,23 @@ class Sandbox:
     """A protected directory and a workspace laid out as rebench lays them out, then set up (tiny profile).
 
     ``workers`` rewrites finetune.yaml's ``num_workers`` before the set-up (0 keeps the tests quick; the
-    behaviour is the same).
+    behaviour is the same; None keeps the starting pipeline's 4). The profile's assets come from ``assets_home``/assets.
     """
 
-    def __init__(self, root: Path, assets_home: Path, secret: str | None = None, workers: int = 0, profile: str = "tiny") -> None:
+    def __init__(self, root: Path, assets_home: Path, secret: str | None = None, workers: int | None = 0, profile: str = "tiny") -> None:
         self.protected = root / "protected"
         self.workspace = root / "workspace"
         self.secret = write_environment_secret(self.protected, secret)
         shutil.copytree(GRADER_DIR, self.protected / "grader", ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(ENV_DIR / "workspace", self.workspace, ignore=shutil.ignore_patterns("__pycache__"))
-        yaml = self.workspace / "solution" / "finetune.yaml"
-        yaml.write_text(yaml.read_text().replace("num_workers: 4", f"num_workers: {workers}"))
-        for name in TINY_ASSETS:
+        if workers is not None:
+            yaml = self.workspace / "solution" / "finetune.yaml"
+            yaml.write_text(yaml.read_text().replace("num_workers: 4", f"num_workers: {workers}"))
+        loaded = pipeline.load_profile(GRADER_DIR, profile)
+        for name in profile_assets(loaded):
             shutil.copytree(assets_home / "assets" / name, self.protected / "assets" / name, symlinks=False)
         os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
-        self.report = env_setup.setup(pipeline.load_profile(GRADER_DIR, profile), self.protected, self.workspace)
+        self.report = env_setup.setup(loaded, self.protected, self.workspace)
 
     def score(self, task: str = "main") -> dict[str, Any]:
         """One grader call in this process (finetune.sh itself runs in the jail): {outcome, message, details}."""
