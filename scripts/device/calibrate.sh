@@ -4,8 +4,11 @@
 #   carry [".gpu/main", ".gpu/assets"]
 # Assets the variant stages come from .gpu/assets/<name>/ (setup.sh). Writes under $OUT: calibrate.json (the --json output), calibration.json (the
 # environment's, updated when --write is given and the rule holds), calibrate.log, and the store (runs.db).
+# A calibration split over calls (--resume --max-new-runs N) carries the last call's store back as
+# .gpu/state/runs.db (add .gpu/state to carry); it is copied to $OUT/runs.db before the runs.
 DEVICE_LOG=calibrate source "$(dirname "$0")/setup.sh"
 name=${1:?usage: calibrate.sh NAME [rebench calibrate options]}; shift
+[ -f .gpu/state/runs.db ] && cp .gpu/state/runs.db "$OUT/runs.db" && el "resuming from the carried store .gpu/state/runs.db"
 el "calibrate $name $*"
 node bin/rebench.js calibrate "$name" --db "$OUT/runs.db" --progress 30 --json "$@" > "$OUT/calibrate.json"
 echo "calibrate exit $?"
