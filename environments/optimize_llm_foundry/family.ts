@@ -4,8 +4,13 @@
  * The variants share one set-up (`grader/setup.py`: the base model, the visible rows, the hidden rows keyed by
  * the environment secret, and the reference weights trained on them by the starting pipeline) and one grader
  * (`grader/score.py`: finetune.sh in a fresh copy, in the one-shot jail, timed from outside, weights compared);
- * they differ in the profile of `grader/profiles.json`. The paper variant runs LLM Foundry itself
- * (`grader/paper.py`). The reference solution stays in the encrypted `reference/reference.zip`.
+ * they differ in the profile of `grader/profiles.json`. The paper variant is upstream's task: LLM Foundry
+ * itself at the pinned commit with upstream's finetune.sh/finetune.yaml, deepseek-coder-1.3b-base, the
+ * operator's copy of upstream's `train_data.jsonl` split by the environment secret into visible and hidden
+ * rows, and upstream's comparison of Hugging Face folders (`grader/paper.py`, hardened: safetensors only,
+ * no links, the reference's architecture); its `prepare` brings those inputs from the host
+ * (`paper-inputs.ts`). The mini and gpu reference solutions stay in the encrypted `reference/reference.zip`;
+ * paper has none: its `reference/paper.actions.jsonl` is a placeholder whose replay fails saying so.
  * Canary 9beb89d0-85e7-4d0b-96e4-e0cabdaa4553: this string marks rebench environment files; keep them out of training data.
  */
 import { readFileSync } from "node:fs";
@@ -16,13 +21,24 @@ import { defineEnvironment, GPU_RESOURCES, MINI_RESOURCES } from "../../src/envi
 import { referenceUnpacker } from "../../src/environments/reference-archive.js";
 import { sourceDir } from "../../src/environments/source-dir.js";
 import { type FoundryText, instructions } from "./instructions.js";
+import { noPaperReference, type PaperInputs, preparePaper } from "./paper-inputs.js";
 
 const HERE = sourceDir(import.meta.url);
 
-interface Profile {
-  corpus: string;
-  tokenizer: string;
-  model: { asset?: string };
+/** A profile of `grader/profiles.json`, as far as family.ts reads it (grader/setup.py reads the rest). */
+export interface Profile {
+  /** `llm-foundry` (paper): LLM Foundry itself, upstream's rows and model from the host; absent: this folder's pipeline. */
+  pipeline?: "llm-foundry";
+  /** The keyed corpus the rows are made from (an asset); absent for paper, whose rows are the operator's file. */
+  corpus?: string;
+  /** The tokenizer asset; absent for paper (its model folder holds its tokenizer). */
+  tokenizer?: string;
+  /** The base model: a built asset (mini, tiny), a configuration to initialize (gpu) or a Hugging Face id (paper). */
+  model: { asset?: string; from_config?: Record<string, number>; hf?: string };
+  /** Rows per file (visible and hidden alike), or for paper the hidden rows held out of the operator's file: a count or `half`. */
+  rows: number | "half";
+  /** paper: the host variable naming the rows file. */
+  rows_env?: string;
   threshold: number;
   text?: Omit<FoundryText, "threshold">;
 }
@@ -30,7 +46,7 @@ interface Profile {
 /** The profiles of `grader/profiles.json` (mini, gpu, paper; tiny for the tests). */
 export const PROFILES: Readonly<Record<string, Profile>> = JSON.parse(readFileSync(path.join(HERE, "grader", "profiles.json"), "utf8")).profiles;
 
-/** The assets a profile's set-up reads (each staged into the protected directory by rebench). */
+/** The assets a profile's set-up reads (each staged into the protected directory by rebench); none for paper. */
 export function profileAssets(profile: Profile): string[] {
   return [profile.corpus, profile.tokenizer, profile.model.asset].filter((name): name is string => name !== undefined);
 }
@@ -38,18 +54,27 @@ export function profileAssets(profile: Profile): string[] {
 /** Unpack the encrypted reference archive into `dest` (a host folder rebench deletes after reading it). */
 export const unpackReference = referenceUnpacker(HERE);
 
+/** What the paper variant's `prepare` brings from the host for an LLM Foundry profile. */
+function paperInputs(profileName: string, profile: Profile): PaperInputs {
+  if (!profile.model.hf) throw new Error(`optimize_llm_foundry: profile "${profileName}" runs LLM Foundry but names no model.hf`);
+  return { model: profile.model.hf, rowsEnv: profile.rows_env ?? "REBENCH_FOUNDRY_ROWS" };
+}
+
 function implementation(variant: Variant, profileName: string): VariantImplementation {
   const profile = PROFILES[profileName];
   if (!profile?.text) throw new Error(`optimize_llm_foundry: no profile "${profileName}" with a text in grader/profiles.json`);
   const text = { ...profile.text, threshold: profile.threshold };
+  const paper = profile.pipeline === "llm-foundry" ? paperInputs(profileName, profile) : undefined;
   return {
     instructions: (task: TaskId) => instructions(text, task),
-    workspace: "workspace",
+    workspace: "workspace", // paper: the set-up replaces its solution/ with LLM Foundry
     grader: { command: ["python3", "grader/score.py"] },
     setup: { command: ["python3", "grader/setup.py", "--profile", profileName] },
-    reference: { actions: `reference/${variant}.actions.jsonl`, files: unpackReference },
+    // paper: a placeholder whose replay fails, saying there is no reference solution for it (paper-inputs.ts).
+    reference: { actions: `reference/${variant}.actions.jsonl`, files: paper ? noPaperReference : unpackReference },
     protected: ["grader"],
     assets: profileAssets(profile),
+    ...(paper ? { prepare: () => preparePaper(paper) } : {}),
     // finetune.sh reads the hidden rows: it runs in the one-shot jail, and the agent's own processes are
     // frozen for the whole scoring call (README, "What a timed run can use").
     isolation: { jail: true },
@@ -92,20 +117,25 @@ export function defineFoundry(options: FoundryOptions = {}) {
       paper: {
         scale: "4x H100: LLM Foundry at the pinned commit with deepseek-coder-1.3b-base, weight-diff threshold 5.3",
         resources: { gpu: { countRange: [4, 4], models: ["h100"] }, cpus: 52, memoryGb: 400 },
+        // A scoring call: the copy (up to 120 s), finetune.sh (up to 480 s), two 1.3B models loaded and compared.
+        timeouts: { scoreSeconds: 900, startSeconds: 3600 },
         normalization: {
           start: 5.605802066295998,
           reference: 4.543294782270004,
           source: "paper",
           note: "ln 272 s -> ln 94 s",
         },
+        implementation: implementation("paper", "paper"),
       },
     },
   });
 }
 
 /**
- * The registered family. Both variants are offered and their thresholds measured (README "Threshold"); mini
+ * The registered family. mini and gpu are offered and their thresholds measured (README "Threshold"); mini
  * is calibrated (calibration.json, 21x the larger std), gpu's calibration has not run, so its normalized
- * scores print as `-` (README "Status").
+ * scores print as `-` (README "Status"). paper is wired (upstream's threshold and constants) and tested on
+ * stand-ins only: it needs 4 H100s, `$REBENCH_FOUNDRY_ROWS`, `$REBENCH_LLM_FOUNDRY`, `$REBENCH_HF_MODELS`
+ * on the host (paper-inputs.ts) and LLM Foundry's Python packages in the sandbox's environment.
  */
 export const family = defineFoundry();

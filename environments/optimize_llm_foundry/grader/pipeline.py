@@ -29,6 +29,12 @@ class Refused(Exception):
 
 
 def write_env(folder: Path, base_model: Path, profile: dict[str, Any]) -> None:
+    """``folder/env.sh``: the base model and the profile's settings; upstream's for LLM Foundry (paper.env_sh)."""
+    if profile.get("pipeline") == "llm-foundry":
+        from paper import env_sh  # here: paper.py imports this module
+
+        (folder / "env.sh").write_text(env_sh(str(base_model)))
+        return
     lines = [
         f'export BASE_MODEL="{base_model}"',
         f'export MAX_SEQ_LEN="{profile["max_seq_len"]}"',

@@ -7,6 +7,10 @@ made from the training split with a public seed; the hidden rows the grader trai
 from the hidden test split with a seed of the environment secret, so they are of the visible file's
 distribution and can be computed only with both.
 
+The paper variant has no corpus: upstream gave the agent a fixed ``train_data.jsonl``, which the operator
+supplies (:func:`read_rows`), and :func:`split_rows` holds a random part of it out with a seed of the
+environment secret: the hidden rows the grader trains on, the rest the agent's visible file.
+
 Canary 9beb89d0-85e7-4d0b-96e4-e0cabdaa4553: rebench environment file; keep out of training data.
 """
 
@@ -67,6 +71,37 @@ def make_rows(documents: Iterable[dict[str, Any]], count: int, seed: int, prompt
         if row["response"]:
             rows.append(row)
     return rows
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    """The ``{"prompt", "response"}`` rows of a JSON Lines file (SystemExit naming the first bad line)."""
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise SystemExit(f"{path}, line {number}: not JSON ({err})") from None
+            if not (isinstance(row, dict) and isinstance(row.get("prompt"), str) and isinstance(row.get("response"), str)):
+                raise SystemExit(f'{path}, line {number}: not a row {{"prompt": TEXT, "response": TEXT}}')
+            rows.append({"prompt": row["prompt"], "response": row["response"]})
+    return rows
+
+
+def split_rows(rows: list[dict[str, str]], hidden: int | None, seed: int) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """``(visible, hidden)``: ``hidden`` rows (half when None) chosen with ``seed``, the rest visible.
+
+    Repeated rows are kept once first, so that no hidden row is also a visible one; both parts keep the
+    file's order. The same rows and seed give the same split.
+    """
+    unique = list({json.dumps(row, sort_keys=True): row for row in rows}.values())
+    count = len(unique) // 2 if hidden is None else hidden
+    if not 0 < count < len(unique):
+        raise SystemExit(f"cannot hold out {count} of {len(unique)} distinct rows: both parts must have rows")
+    held = set(random.Random(seed).sample(range(len(unique)), count))
+    return [r for i, r in enumerate(unique) if i not in held], [r for i, r in enumerate(unique) if i in held]
 
 
 def write_rows(rows: list[dict[str, str]], path: Path) -> None:

@@ -17,7 +17,10 @@ One scoring call (upstream's ``score.py`` with its holes closed):
    frozen; it reads nothing of the grader's;
 4. ``solution/trained_model/model.safetensors`` read (no links, size-capped, parsed by safetensors) and
    compared with ``state/reference/`` (trained at set-up on the same hidden rows, readable only here):
-   Σ over tensors of ‖Δ‖₂ ≤ the profile's threshold makes the call valid, score ln(seconds);
+   Σ over tensors of ‖Δ‖₂ ≤ the profile's threshold makes the call valid, score ln(seconds); with
+   ``comparison: hf`` (paper) the whole folder is compared as upstream did, Hugging Face models in the
+   reference's architecture (``paper.compare_hf``: its safetensors weights only, copied into a grader-only
+   folder without following links, size-capped; nothing unpickled, no remote code);
 5. the run folder deleted (by the agent user in the jail for what it wrote, then here): nothing the run
    wrote survives the call.
 
@@ -47,6 +50,7 @@ from rebench_env.agent_call import Jail, run_as_agent
 from rebench_env.result import grader_main, outcome_error, outcome_invalid, outcome_scored
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from paper import compare_hf  # noqa: E402
 from pipeline import OUTPUTS, WEIGHTS, Refused, compare, read_output, write_env  # noqa: E402
 
 COPY_TIMEOUT_S = 120
@@ -75,7 +79,10 @@ def score(workspace: Path, protected: Path, hidden: bool) -> tuple[dict[str, Any
     state = protected / "state"
     try:
         grading = json.loads((state / "grading.json").read_text())
-        reference = load_file(str(state / "reference" / WEIGHTS))
+        hf = grading.get("comparison", "safetensors") == "hf"
+        if hf and not (state / "reference" / "config.json").is_file():
+            raise FileNotFoundError(state / "reference" / "config.json")
+        reference = {} if hf else load_file(str(state / "reference" / WEIGHTS))
     except FileNotFoundError:
         return outcome_error("the environment's set-up did not run (no state/grading.json or reference weights)"), {}, {}
     threshold = float(grading["threshold"])
@@ -105,9 +112,12 @@ def score(workspace: Path, protected: Path, hidden: bool) -> tuple[dict[str, Any
         seconds = result.duration_s
         # Untimed: the agent's files may be private to it (its umask); let the grader read the output.
         run_as_agent(["chmod", "-R", "a+rX", "--", str(solution / "trained_model")], timeout_s=60, cwd=str(workspace), jail=jail)
+        max_bytes = int(grading["max_output_mb"]) * 2**20
         try:
-            weights = read_output(solution, int(grading["max_output_mb"]) * 2**20)
-            diff = compare(weights, reference)
+            if hf:  # in a folder of the grader's only (outer is 0711, this 0700)
+                diff = compare_hf(solution, state / "reference", max_bytes, outer / secrets.token_hex(8))
+            else:
+                diff = compare(read_output(solution, max_bytes), reference)
         except Refused as refused:
             return outcome_invalid(str(refused)), {"finetune_failed": False}, details
         details.update(diff)

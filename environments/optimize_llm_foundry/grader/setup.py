@@ -18,6 +18,14 @@ tokenizer and, for mini, the pretrained GPT). This script:
    it readable to the agent; here only the grader reads it);
 5. deletes the staged assets.
 
+The paper profile (``pipeline: llm-foundry``) has no assets: its base model is a Hugging Face model
+(``paper.stage_base_model``, ``$REBENCH_HF_MODELS``), its rows upstream's ``train_data.jsonl`` that the
+operator supplies (``paper.rows_file``), of which a random part chosen with ``environment_seed("rows")``
+(``rows``: a count, or ``half``) becomes the hidden rows and the rest the visible file; ``solution/`` is
+LLM Foundry at the pinned commit (``paper.prepare_solution``, over the workspace folder's mini pipeline),
+``env.sh`` upstream's; the reference is the reference run's whole ``trained_model/`` folder (``comparison:
+hf``). The staged ``paper-inputs/`` is deleted as the assets are.
+
 Canary 9beb89d0-85e7-4d0b-96e4-e0cabdaa4553: rebench environment file; keep out of training data.
 """
 
@@ -43,7 +51,7 @@ from rebench_env.secrets import environment_seed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pipeline import OUTPUTS, WEIGHTS, load_profile, write_env  # noqa: E402
-from rows import PUBLIC_SEED, make_rows, write_rows  # noqa: E402
+from rows import PUBLIC_SEED, make_rows, read_rows, split_rows, write_rows  # noqa: E402
 
 STATE = "state"
 
@@ -88,40 +96,73 @@ def chown_tree(root: Path, uid: int, gid: int) -> None:
         os.lchown(path, uid, gid)
 
 
+def split_supplied_rows(profile: dict[str, Any], protected: Path, seed: int) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """The paper profile's (visible, hidden) rows: the operator's file split with the environment's seed."""
+    from paper import rows_file
+
+    count = profile.get("rows", "half")
+    return split_rows(read_rows(rows_file(protected, profile.get("rows_env", "REBENCH_FOUNDRY_ROWS"))), None if count == "half" else int(count), seed)
+
+
+def keep_reference(profile: dict[str, Any], trained_model: Path, reference: Path) -> None:
+    """``state/reference``: the reference run's weights file, or (``comparison: hf``) its whole folder."""
+    if profile.get("comparison", "safetensors") == "hf":
+        from paper import check_reference
+
+        check_reference(trained_model)
+        shutil.move(str(trained_model), reference)
+        return
+    reference.mkdir(exist_ok=True)
+    shutil.move(str(trained_model / WEIGHTS), reference / WEIGHTS)
+
+
 def setup(profile: dict[str, Any], protected: Path, workspace: Path) -> dict[str, Any]:
     """Prepare the workspace and the grader's state; returns what was done (nothing hidden)."""
     assets = protected / "assets"
     state = protected / STATE
     state.mkdir(exist_ok=True)
     rows_seed = environment_seed("rows", protected)  # raises when rebench wrote no environment secret
-    text = profile.get("row_text", {})
-    corpus = assets / profile["corpus"]
-    visible = make_rows(read_documents("train", corpus), int(profile["rows"]), PUBLIC_SEED, **text)
-    hidden = make_rows(read_documents("test", corpus), int(profile["rows"]), rows_seed, **text)
+    foundry = profile.get("pipeline") == "llm-foundry"
+    if foundry:  # paper: upstream's rows, model and LLM Foundry itself
+        from paper import PAPER_INPUTS, prepare_solution, stage_base_model
+
+        visible, hidden = split_supplied_rows(profile, protected, rows_seed)
+        shutil.rmtree(workspace / "solution", ignore_errors=True)  # the workspace folder's mini pipeline
+        prepare_solution(workspace / "solution")
+        config = stage_base_model(state / "base_model", profile["model"]["hf"])
+    else:
+        text = profile.get("row_text", {})
+        corpus = assets / profile["corpus"]
+        visible = make_rows(read_documents("train", corpus), int(profile["rows"]), PUBLIC_SEED, **text)
+        hidden = make_rows(read_documents("test", corpus), int(profile["rows"]), rows_seed, **text)
+        config = base_model(profile, assets, state / "base_model")
     write_rows(visible, workspace / "train_data.jsonl")
     write_rows(hidden, state / "hidden_rows.jsonl")
-    config = base_model(profile, assets, state / "base_model")
     shutil.copytree(state / "base_model", workspace / "base_model", dirs_exist_ok=True)
     write_env(workspace, workspace / "base_model", profile)
     with tempfile.TemporaryDirectory(dir=protected, prefix=".reference-") as tmp:
         seconds = train_reference(profile, workspace / "solution", state / "hidden_rows.jsonl", state / "base_model", Path(tmp))
-        (state / "reference").mkdir(exist_ok=True)
-        shutil.move(str(Path(tmp) / "solution" / "trained_model" / WEIGHTS), state / "reference" / WEIGHTS)
+        keep_reference(profile, Path(tmp) / "solution" / "trained_model", state / "reference")
     grading = {k: profile[k] for k in ("name", "threshold", "timeout_s", "max_output_mb", "max_seq_len", "precision", "output_precision")}
+    grading["comparison"] = profile.get("comparison", "safetensors")
+    grading["pipeline"] = profile.get("pipeline", "rebench")
     grading["reference_run_seconds"] = round(seconds, 3)
     (state / "grading.json").write_text(json.dumps(grading, indent=1) + "\n")
     shutil.rmtree(assets, ignore_errors=True)
+    if foundry:
+        shutil.rmtree(protected / PAPER_INPUTS, ignore_errors=True)
 
     home = os.stat(workspace)
     chown_tree(workspace, home.st_uid, home.st_gid)
     owner = os.stat(protected)
     chown_tree(state, owner.st_uid, owner.st_gid)
-    return {"profile": profile["name"], "architecture": config, "rows": len(visible), "reference_run_seconds": round(seconds, 3)}
+    return {"profile": profile["name"], "architecture": config, "rows": len(visible), "hidden_rows": len(hidden),
+            "reference_run_seconds": round(seconds, 3)}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--profile", required=True, help="mini, gpu (or tiny, for tests)")
+    parser.add_argument("--profile", required=True, help="mini, gpu, paper (or tiny, for tests)")
     parser.add_argument("--workspace", default=os.environ.get("REBENCH_WORKSPACE", "/home/agent/workspace"))
     parser.add_argument("--protected", default=os.environ.get("REBENCH_PROTECTED", os.getcwd()))
     parser.add_argument("--report", help="write what was done (JSON, nothing hidden) to this file")

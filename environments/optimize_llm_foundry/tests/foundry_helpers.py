@@ -23,8 +23,8 @@ TINY_ASSETS = ["corpus-tiny-keyed", "tokenizer-bpe512-tiny", "tiny"]
 
 
 def profile_assets(profile: dict[str, Any]) -> list[str]:
-    """The assets a profile's set-up reads (family.ts's profileAssets)."""
-    return [profile["corpus"], profile["tokenizer"], *([profile["model"]["asset"]] if "asset" in profile["model"] else [])]
+    """The assets a profile's set-up reads (family.ts's profileAssets; none for paper)."""
+    return [name for name in (profile.get("corpus"), profile.get("tokenizer"), profile["model"].get("asset")) if name is not None]
 
 
 def write_environment_secret(protected: Path, secret: str | None = None) -> str:
