@@ -3,12 +3,14 @@
  * A batch of agent runs as `rebench run` and `rebench main` start it: checks everything that can fail
  * before any run is created (environment, variant, scaffold, model and its API key, settings, sandbox
  * backend), then runs the batch with live progress, warns about runs scored under contention and returns the
- * runs' summaries.
+ * runs' summaries. Interrupted (Ctrl-C, SIGTERM), it says what it leaves: the unfinished runs keep their
+ * sandboxes and score logs, and `rebench runs resume` continues them or `rebench runs cancel` ends them (a
+ * run outlives its orchestrator by design, docs/runs.md); then it exits with 130.
  */
 import path from "node:path";
 import { parseModelSpec } from "../agents/models/model-spec.js";
 import type { ReplayStep } from "../core/index.js";
-import { RunSpec, type RunSummary, type TaskId, type Variant } from "../core/index.js";
+import { isTerminal, RunSpec, type RunSummary, type TaskId, type Variant } from "../core/index.js";
 import { runBatch } from "../runs/batch.js";
 import type { DriveOptions } from "../runs/drive-run.js";
 import { newRunSpec } from "../runs/run-environment.js";
@@ -46,6 +48,8 @@ export interface AgentBatchRequest {
   progressSeconds: number;
   /** Default local; `slurm`: a Slurm job per run (executorSettings()). */
   executor?: ExecutorSettings;
+  /** The store as the commands name it (`storeDisplay`), for what an interrupted batch prints. */
+  storeShown?: string;
 }
 
 export function defaultAlias(request: Pick<AgentBatchRequest, "scaffold" | "model" | "actions" | "actionsFile">): string {
@@ -107,6 +111,8 @@ export async function runAgentBatch(store: RunStore, request: AgentBatchRequest,
         onNote: (line: string) => progress.note(line),
       }
     : undefined;
+  const onSignal = (signal: NodeJS.Signals) => void leaveInterrupted(store, batchId, request.storeShown, signal, io);
+  process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
   let runs: RunSummary[];
   try {
     runs = await runBatch(
@@ -133,8 +139,28 @@ export async function runAgentBatch(store: RunStore, request: AgentBatchRequest,
       },
     );
   } finally {
+    process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
     await progress.stop();
   }
   await warnContended(io, store, runs);
   return runs;
+}
+
+/** Print what an interrupted batch leaves behind and how to go on, then exit (130: interrupted). */
+async function leaveInterrupted(store: RunStore, batchId: string, shown: string | undefined, signal: NodeJS.Signals, io: Io): Promise<never> {
+  const hardStop = setTimeout(() => process.exit(130), 5000).unref(); // the store may be mid-write: do not hang on it
+  process.once("SIGINT", () => process.exit(130)).once("SIGTERM", () => process.exit(130)); // a second signal quits at once
+  const open = await store
+    .listRuns({ batchId })
+    .then((runs) => runs.filter((run) => !isTerminal(run.state)))
+    .catch(() => undefined);
+  const db = shown === undefined ? "" : ` --db ${shown}`;
+  const ids = open === undefined ? "(the store could not be read)" : open.map((run) => `${run.id} (${run.state})`).join(", ") || "none";
+  io.err(
+    `\nrebench: ${signal === "SIGINT" ? "interrupted" : `stopped by ${signal}`}; unfinished runs of batch ${batchId}: ${ids}.\n` +
+      `Their sandboxes and score logs are kept (what runs in them goes on): \`rebench runs resume${db}\` continues them, ` +
+      `\`rebench runs cancel ID${db}\` ends one for good and removes its sandbox.\n`,
+  );
+  clearTimeout(hardStop);
+  process.exit(130);
 }

@@ -5,6 +5,7 @@ import { describe, expect, test } from "vitest";
 import type { RunSummary, ScoreLogEntry, StoredEvent } from "../../src/core/index.js";
 import { SqliteRunStore } from "../../src/store/index.js";
 import { REPO_ROOT } from "../helpers/cli.js";
+import { TEST_BACKEND } from "../helpers/test-backend.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const root = tempDir("rebench-recovery-");
@@ -124,5 +125,36 @@ describe("recovery after the orchestrator is killed with SIGKILL", () => {
     const restart = await finished(node("test/fixtures/orchestrator.ts", [db, "batch-restart", "2", "2", actions]));
     expect(restart.code, restart.output).toBe(0);
     expectRecovered(before, await snapshot(db, "batch-restart"));
+  });
+});
+
+describe("an orchestrator interrupted with Ctrl-C (SIGINT)", () => {
+  test("`rebench run` says what it leaves and how to go on, exits 130, and `runs resume` continues the run", async () => {
+    const db = path.join(root, "sigint.db");
+    const run = node("test/fixtures/rebench-cli.ts", ["run", "test_echo", "--variant", "mini", "--agent", "replay", "--actions", actions, "--db", db, "--backend", TEST_BACKEND, "--progress", "3600"]);
+    const exit = finished(run);
+    const store = SqliteRunStore.open(db);
+    let batchId: string | undefined;
+    try {
+      for (let i = 0; i < 300 && batchId === undefined; i++) {
+        const [first] = await store.listRuns({});
+        if (first && inSleep(await store.events(first.id))) batchId = first.spec.batchId;
+        else await new Promise((r) => setTimeout(r, 200));
+      }
+    } finally {
+      await store.close();
+    }
+    expect(batchId, "the run never reached its long command").toBeDefined();
+    run.kill("SIGINT");
+    const { code, output } = await exit;
+    expect(code).toBe(130);
+    const [left] = (await snapshot(db, batchId!)).map((s) => s.run);
+    expect(left!.state).toBe("running");
+    expect(output).toContain(`unfinished runs of batch ${batchId}: ${left!.id} (running)`);
+    expect(output).toContain(`rebench runs resume --db ${db}`);
+    const resume = await finished(node("test/fixtures/rebench-cli.ts", ["runs", "resume", "--db", db]));
+    expect(resume.code, resume.output).toBe(0);
+    const [after] = (await snapshot(db, batchId!)).map((s) => s.run);
+    expect(after).toMatchObject({ state: "finished", stopReason: "submitted" });
   });
 });

@@ -134,6 +134,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     executor: executorSettings(options, db, progressIo),
     backend: options.backend,
     progressSeconds: options.progress,
+    storeShown: shown,
   };
   const digest = environmentDigest(family.dir, requireImplementation(family.name, variant));
   let budget = options.maxNewRuns ?? Number.POSITIVE_INFINITY;

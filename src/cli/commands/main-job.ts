@@ -103,6 +103,7 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
         timeLimitSeconds,
         backend: options.backend,
         progressSeconds: options.progress,
+        storeShown: shown,
         concurrency: 1,
         executor,
       };

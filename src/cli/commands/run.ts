@@ -189,6 +189,7 @@ export function registerRun(program: Command, io: Io): void {
     request.executor = executorSettings(options, db, io);
     await warnIfCalibratedElsewhere(io, name, request.variant);
     const shown = storeDisplay(db);
+    request.storeShown = shown;
     const runs = await withStore(db, (store) => runAgentBatch(store, request, options.json ? { ...io, out: io.err, interactive: false } : io));
     if (options.json) printJson(io, { batchId: runs[0]?.spec.batchId ?? null, db: shown, runs: runs.map(runResult) });
     else io.out(`\n${runsTable(runs)}store: ${shown} (\`rebench runs show ID\`, \`rebench report --db ${shown}\`)\n`);
