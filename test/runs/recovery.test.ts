@@ -131,7 +131,22 @@ describe("recovery after the orchestrator is killed with SIGKILL", () => {
 describe("an orchestrator interrupted with Ctrl-C (SIGINT)", () => {
   test("`rebench run` says what it leaves and how to go on, exits 130, and `runs resume` continues the run", async () => {
     const db = path.join(root, "sigint.db");
-    const run = node("test/fixtures/rebench-cli.ts", ["run", "test_echo", "--variant", "mini", "--agent", "replay", "--actions", actions, "--db", db, "--backend", TEST_BACKEND, "--progress", "3600"]);
+    const run = node("test/fixtures/rebench-cli.ts", [
+      "run",
+      "test_echo",
+      "--variant",
+      "mini",
+      "--agent",
+      "replay",
+      "--actions",
+      actions,
+      "--db",
+      db,
+      "--backend",
+      TEST_BACKEND,
+      "--progress",
+      "3600",
+    ]);
     const exit = finished(run);
     const store = SqliteRunStore.open(db);
     let batchId: string | undefined;
