@@ -29,10 +29,11 @@ wrote before trusting it.
 Agent code that sees hidden inputs runs in the one-shot jail (``jail=Jail(...)``; see sandbox_jail.py):
 its own network and process namespaces, the file system read-only but for ``Jail.writable``, the agent's
 other processes frozen while it runs. Hand it inputs with ``Jail.binds`` (or stdin), take outputs from a
-``Jail.writable`` directory the grader made (the agent user must be able to write it; keep it out of the
-agent's reach, e.g. ``/tmp/<0700 dir of the grader>/out`` with ``out`` chmod 0o1777: the jail sees only the
-bound directory, not its parent), and give it a service with ``Jail.forwards`` (TCP port on the jail's
-loopback -> a unix socket of the grader's, bound in).
+``Jail.writable`` directory the grader made (:func:`jail_output_dir` makes one: the agent user must be able to
+write it and to reach it, since the jail's bubblewrap runs as the agent and resolves the source path, so its
+parent is 0711 and its own name unguessable; a 0700 parent makes the call fail with "Can't find source path
+... Permission denied"), and give it a service with ``Jail.forwards`` (TCP port on the jail's loopback -> a
+unix socket of the grader's, bound in).
 
 Outside a sandbox (tests, development) ``REBENCH_AS_AGENT`` is unset and this raises, unless
 ``REBENCH_AS_AGENT_UNSANDBOXED=1`` says to run the command directly as the current user (a ``jail`` then
@@ -41,16 +42,20 @@ runs in the same bubblewrap jail, as the current user, with nothing frozen).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import secrets
 import selectors
+import shutil
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from typing import IO, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Iterator, Mapping, Sequence
 
 # How long the grader side waits beyond the timeout for the broker to report before giving up itself.
 _GRACE_S = 30.0
@@ -100,6 +105,33 @@ class Jail:
         binds = [{"source": s, "target": t, "writable": False} for s, t in self.binds]
         binds += [{"source": s, "target": t, "writable": True} for s, t in self.writable]
         return {"binds": binds, "forwards": [{"port": p, "socket": sock} for p, sock in self.forwards]}
+
+
+@contextlib.contextmanager
+def jail_output_dir(prefix: str = "rebench-jail-out-") -> Iterator[Path]:
+    """A directory for a jailed call's output (``Jail(writable=[(str(out), TARGET)])``), removed afterwards.
+
+    ``<new 0711 directory>/<random name>``, mode 1777: the agent user can reach and write it (the jail's
+    bubblewrap runs as the agent and must resolve the path) but cannot list its parent, so no other agent
+    process finds it by name. Check what agent code wrote in it before trusting it. On the way out, what the
+    agent's code made in it (files the grader may not delete: its own subdirectories) is deleted as the agent,
+    jailed to the directory, and the rest by the grader; a failure to clean up is not raised.
+    """
+    outer = Path(tempfile.mkdtemp(prefix=prefix))
+    os.chmod(outer, 0o711)
+    out = outer / secrets.token_hex(8)
+    out.mkdir()
+    os.chmod(out, 0o1777)
+    try:
+        yield out
+    finally:
+        shutil.rmtree(outer, ignore_errors=True)
+        if out.is_dir() and not out.is_symlink():
+            try:
+                run_as_agent(["find", str(out), "-mindepth", "1", "-delete"], timeout_s=120, cwd=str(out), jail=Jail(writable=[(str(out), str(out))]))
+            except (AgentCallUnavailable, OSError):
+                pass
+            shutil.rmtree(outer, ignore_errors=True)
 
 
 class AgentCallUnavailable(RuntimeError):

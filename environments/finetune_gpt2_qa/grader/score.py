@@ -26,14 +26,13 @@ import json
 import os
 import stat
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from rebench_env.agent_call import Jail, run_as_agent
+from rebench_env.agent_call import Jail, jail_output_dir, run_as_agent
 from rebench_env.chat import GenerationSettings, sample
 from rebench_env.gpt import GPT, GPTConfig
 from rebench_env.result import grader_main, outcome_error, outcome_invalid, outcome_scored
@@ -88,11 +87,7 @@ def load_submission(workspace: Path, architecture: dict[str, Any], max_bytes: in
 
 def agent_settings(workspace: Path, limit: int) -> GenerationSettings:
     """``model.generation_settings()`` computed by the agent's code in the jail, validated here."""
-    outer = Path(tempfile.mkdtemp(prefix="gpt2qa-settings-"))
-    try:
-        out = outer / "out"
-        out.mkdir()
-        out.chmod(0o1777)
+    with jail_output_dir("gpt2qa-settings-") as out:
         result = run_as_agent([sys.executable, "-c", SETTINGS_PROGRAM, "/run/gpt2qa-out/settings.json"], timeout_s=120, cwd=str(workspace),
                               jail=Jail(writable=[(str(out), "/run/gpt2qa-out")]))  # fmt: skip
         if not result.ok:
@@ -113,10 +108,6 @@ def agent_settings(workspace: Path, limit: int) -> GenerationSettings:
             return parsed
         except (TypeError, ValueError) as error:
             raise Refused(f"generation settings refused: {error}") from None
-    finally:
-        for p in sorted(outer.rglob("*"), reverse=True):
-            p.unlink() if not p.is_dir() or p.is_symlink() else p.rmdir()
-        outer.rmdir()
 
 
 def judge_state(protected: Path, grading: dict[str, Any]) -> dict[str, Any]:
