@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import rebench_env
-from rebench_env.agent_call import AgentCallUnavailable, run_as_agent
+from rebench_env.agent_call import AgentCallUnavailable, Jail, jail_output_dir, run_as_agent
 
 LIB = Path(rebench_env.__file__).parent
 
@@ -140,3 +140,18 @@ def test_an_unreachable_broker_is_an_error_not_a_crash(monkeypatch, tmp_path):
     result = run_as_agent(["true"], timeout_s=5)
     assert result.returncode is None
     assert result.error is not None and "cannot reach the as-agent broker" in result.error
+
+
+def test_a_jail_output_dir_takes_jailed_agent_output_and_is_removed_after(monkeypatch):
+    """Reachable through a 0711 parent (the jail's bubblewrap runs as the agent user: the real sandbox's test is
+    environments/finetune_gpt2_qa/finetune-gpt2-qa.test.ts), writable, and removed with what the call made."""
+    monkeypatch.delenv("REBENCH_AS_AGENT", raising=False)
+    monkeypatch.setenv("REBENCH_AS_AGENT_UNSANDBOXED", "1")
+    with jail_output_dir("rebench-test-jail-out-") as out:
+        outer = out.parent
+        assert out.stat().st_mode & 0o7777 == 0o1777 and outer.stat().st_mode & 0o777 == 0o711
+        result = run_as_agent(["sh", "-c", "mkdir -p /run/out/sub/deep && echo x > /run/out/sub/deep/f && echo ok > /run/out/r.txt"],
+                              timeout_s=30, jail=Jail(writable=[(str(out), "/run/out")]))  # fmt: skip
+        assert result.ok, result.error or result.stderr_tail
+        assert (out / "r.txt").read_text() == "ok\n"
+    assert not outer.exists()
