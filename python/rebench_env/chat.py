@@ -87,6 +87,31 @@ def _filter(logits: torch.Tensor, settings: GenerationSettings) -> torch.Tensor:
     return logits
 
 
+def _step(model: torch.nn.Module, idx: torch.Tensor, cache: list[tuple[torch.Tensor, torch.Tensor]], start: int) -> torch.Tensor:
+    """The last position's logits of ``rebench_env.gpt.GPT`` on ``idx`` (batch, time) after ``cache``'s
+    positions, appending this call's keys and values to ``cache``: the model's own modules, one token a step
+    after the prompt instead of the whole sequence again."""
+    tr = model.transformer
+    t = idx.size(1)
+    x = tr.wte(idx) + tr.wpe(torch.arange(start, start + t, device=idx.device))
+    for layer, block in enumerate(tr.h):
+        attn = block.attn
+        b, _, c = x.size()
+        q, k, v = attn.c_attn(block.ln_1(x)).split(attn.n_embd, dim=2)
+        q, k, v = (z.view(b, t, attn.n_head, c // attn.n_head).transpose(1, 2) for z in (q, k, v))
+        if layer < len(cache):
+            k = torch.cat((cache[layer][0], k), dim=2)
+            v = torch.cat((cache[layer][1], v), dim=2)
+            cache[layer] = (k, v)
+        else:
+            cache.append((k, v))
+        # the prompt attends causally; a new token attends to everything before it
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=t > 1)
+        x = x + attn.c_proj(y.transpose(1, 2).contiguous().view(b, t, c))
+        x = x + block.mlp(block.ln_2(x))
+    return model.lm_head(tr.ln_f(x[:, -1, :])).float()
+
+
 @torch.no_grad()
 def sample(
     model: torch.nn.Module,
@@ -96,35 +121,46 @@ def sample(
     seed: int = 0,
     batch_size: int = 64,
 ) -> list[str]:
-    """One response per prompt (the prompts as given: format them with ``ALPACA`` first)."""
+    """One response per prompt (the prompts as given: format them with ``ALPACA`` first).
+
+    Decoding keeps each layer's keys and values (a KV cache), so a new token costs one position's forward
+    pass. The prompt is cut to leave room for the new tokens; where the context is too short for them all,
+    the last ``block_size`` tokens are run again at each step, as without a cache.
+    """
     model.eval()
     block = model.config.block_size
     eot = tokenizer.eot_id
     generator = torch.Generator().manual_seed(seed)
-    encoded = [tokenizer.encode(p)[-(block - max(1, settings.max_new_tokens)) :] for p in prompts]
+    keep = max(1, block - settings.max_new_tokens)  # at least one token of the prompt
+    encoded = [tokenizer.encode(p)[-keep:] for p in prompts]
     order = sorted(range(len(prompts)), key=lambda i: len(encoded[i]))  # similar lengths batch together
     out: list[str] = [""] * len(prompts)
+    device = next(model.parameters()).device
     for start in range(0, len(order), batch_size):
         chunk = order[start : start + batch_size]
         width = max(len(encoded[i]) for i in chunk)
-        idx = torch.tensor([[eot] * (width - len(encoded[i])) + encoded[i] for i in chunk])
-        new = torch.empty((len(chunk), 0), dtype=torch.long)
-        done = torch.zeros(len(chunk), dtype=torch.bool)
+        idx = torch.tensor([[eot] * (width - len(encoded[i])) + encoded[i] for i in chunk], device=device)
+        new = torch.empty((len(chunk), 0), dtype=torch.long, device=device)
+        done = torch.zeros(len(chunk), dtype=torch.bool, device=device)
+        cache: list[tuple[torch.Tensor, torch.Tensor]] = []
+        logits = _step(model, idx, cache, 0)
         for step in range(settings.max_new_tokens):
-            logits = model(idx[:, -block:])[0][:, -1, :].float()
             if step < settings.min_new_tokens:
                 logits[:, eot] = -math.inf
             if settings.temperature <= 0:
                 nxt = logits.argmax(dim=-1, keepdim=True)
             else:
                 probs = F.softmax(_filter(logits / settings.temperature, settings), dim=-1)
-                nxt = torch.multinomial(probs, 1, generator=generator)
+                nxt = torch.multinomial(probs.cpu(), 1, generator=generator).to(device)
             nxt = torch.where(done[:, None], torch.full_like(nxt, eot), nxt)
             done |= nxt[:, 0] == eot
-            idx = torch.cat((idx, nxt), dim=1)
             new = torch.cat((new, nxt), dim=1)
-            if bool(done.all()):
+            if bool(done.all()) or step == settings.max_new_tokens - 1:
                 break
+            if width + step < block:
+                logits = _step(model, nxt, cache, width + step)
+            else:  # past the context (a context shorter than max_new_tokens): the last block_size tokens again
+                logits = model(torch.cat((idx, new), dim=1)[:, -block:])[0][:, -1, :].float()
         for row, i in enumerate(chunk):
             ids = new[row].tolist()
             if eot in ids:

@@ -93,6 +93,8 @@ class Judge:
     """Known tasks by prompt text (the visible ones for the service, the hidden ones for the grader)."""
     noise: float = NOISE
     rng: random.Random | None = None
+    memo: dict[tuple[str, str], float] | None = None
+    """Totals already computed (the grader's: each response meets two references); None: no memo."""
 
     def __post_init__(self) -> None:
         self.rng = self.rng or random.SystemRandom()
@@ -125,10 +127,14 @@ class Judge:
     def total(self, prompt: str, response: str) -> float:
         if not isinstance(response, str) or len(response) > MAX_CHARS:
             return -math.inf
+        key = (prompt, response)
+        if self.memo is not None and key in self.memo:
+            return self.memo[key]
         parts = self.parts(prompt, response)
-        if parts["empty"]:
-            return -100.0
-        return sum(WEIGHTS[k] * parts[k] for k in WEIGHTS)
+        value = -100.0 if parts["empty"] else sum(WEIGHTS[k] * parts[k] for k in WEIGHTS)
+        if self.memo is not None:
+            self.memo[key] = value
+        return value
 
     def first_preferred(self, prompt: str, first: str, second: str) -> bool:
         """The verdict on one pair: True when ``first`` wins. The order shown is random; a failure is a loss for ``first``."""
@@ -150,6 +156,26 @@ class Judge:
 
     def judge(self, prompts: Sequence[str], pairs: Sequence[Sequence[str]]) -> list[bool]:
         return [self.first_preferred(p, pair[0], pair[1]) for p, pair in zip(prompts, pairs)]
+
+    def win_probability(self, prompt: str, first: str, second: str) -> float:
+        """The probability that ``first_preferred`` says True: its verdict with the coin flips integrated out.
+
+        With Gaussian noise on the difference the order shown does not matter (both orders give
+        Phi((t1 - t2) / noise)); an unjudgeable response loses, and two of them are an even draw (each order
+        has the first shown win), as is a tie without noise. The grader scores with this (no draw of noise), the service answers with
+        ``first_preferred``.
+        """
+        if not isinstance(prompt, str) or len(prompt) > MAX_CHARS:
+            return 0.0
+        t1, t2 = self.total(prompt, first), self.total(prompt, second)
+        if math.isinf(t1) or math.isinf(t2):
+            return 0.5 if t1 == t2 else float(t1 > t2)
+        if self.noise <= 0 or t1 == t2:
+            return 0.5 if t1 == t2 else float(t1 > t2)  # a tie goes to the one shown first, which is random
+        return 0.5 * (1.0 + math.erf((t1 - t2) / (self.noise * math.sqrt(2.0))))
+
+    def win_probabilities(self, prompts: Sequence[str], pairs: Sequence[Sequence[str]]) -> list[float]:
+        return [self.win_probability(p, pair[0], pair[1]) for p, pair in zip(prompts, pairs)]
 
 
 def load_judge(lm: Path, tokenizer_dir: Path, tasks: dict[str, Task], noise: float = NOISE) -> Judge:

@@ -9,18 +9,22 @@ Run by rebench as the grader user, with the protected directory as working direc
 2. Asks the agent's ``model.py`` for its generation settings (``generation_settings()``), running it as the
    agent in the one-shot jail (it sees nothing hidden), and validates them (``GenerationSettings.parse``;
    ``max_new_tokens`` is capped at the profile's limit).
-3. Samples one response per hidden prompt with the grader's own sampler (``rebench_env.chat.sample``), a
-   fresh seed from OS entropy each call.
-4. Judges each response against each reference's response to the same prompt with the judge
-   (``judge.py``; random order, noise, a failure is a loss), in this process: no budget, nothing the agent
-   can reach. Win rate per reference = wins / hidden prompts; score = their mean; higher is better; the
-   run's final score is the maximum.
+3. Samples ``samples`` responses per hidden prompt with the grader's own sampler (``rebench_env.chat.sample``),
+   seeded by the run's secret and the submission (the weights' SHA-256 and the settings): scoring the same
+   submission again gives the same score, so ``max`` aggregation over repeated calls is not a re-roll.
+4. Compares each response with each reference's response to the same prompt by the judge (``judge.py``), in
+   this process: no budget, nothing the agent can reach. The grader takes the probability that the judge
+   prefers the agent's response (``Judge.win_probability``: the verdict with its random order and noise
+   integrated out) rather than one draw of the verdict, which carries the same expectation with less
+   noise. Win rate per reference = the mean of those probabilities; score = the mean of the two win rates;
+   higher is better; the run's final score is the maximum.
 
 Canary dcc63ee1-bf38-4ac8-8730-70e6939b4951: rebench environment file; keep out of training data.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -36,6 +40,7 @@ from rebench_env.agent_call import Jail, jail_output_dir, run_as_agent
 from rebench_env.chat import GenerationSettings, sample
 from rebench_env.gpt import GPT, GPTConfig
 from rebench_env.result import grader_main, outcome_error, outcome_invalid, outcome_scored
+from rebench_env.secrets import environment_secret, seed_from
 from rebench_env.tokenizer import load_tokenizer
 
 HERE = Path(__file__).resolve().parent
@@ -56,7 +61,8 @@ class Refused(Exception):
     pass
 
 
-def load_submission(workspace: Path, architecture: dict[str, Any], max_bytes: int) -> GPT:
+def load_submission(workspace: Path, architecture: dict[str, Any], max_bytes: int) -> tuple[GPT, str]:
+    """The submitted model and the SHA-256 of its file."""
     path = workspace / SOLUTION
     try:
         info = os.lstat(path)
@@ -82,7 +88,18 @@ def load_submission(workspace: Path, architecture: dict[str, Any], max_bytes: in
         raise Refused(f"{SOLUTION} does not fit the base model's architecture: {str(error)[:500]}") from None
     if not all(torch.isfinite(p).all() for p in model.parameters()):
         raise Refused(f"{SOLUTION} has non-finite weights")
-    return model.eval()
+    return model.eval(), hashlib.sha256(data).hexdigest()
+
+
+def scoring_seed(protected: Path, weights_sha256: str, settings: GenerationSettings) -> int:
+    """The sampling seed of one submission: the same weights and settings always get the same responses.
+
+    Keyed by the run's secret (the agent cannot compute it) and by the submission, so that scoring one model
+    again is not a new draw: with ``max`` aggregation a fresh seed per call made every repeated call a free
+    re-roll.
+    """
+    label = f"score/{weights_sha256}/{json.dumps(settings.to_json(), sort_keys=True)}"
+    return seed_from(environment_secret(protected), label)
 
 
 def agent_settings(workspace: Path, limit: int) -> GenerationSettings:
@@ -136,7 +153,7 @@ def score(workspace: Path, protected: Path, hidden_task: bool) -> tuple[dict[str
     details: dict[str, Any] = {"profile": profile.name, "judge_service": judge_state(protected, grading)}
     base_bytes = (workspace / "base_model" / "model.pt").stat().st_size if (workspace / "base_model" / "model.pt").is_file() else 64 * 2**20
     try:
-        model = load_submission(workspace, grading["architecture"], max(4 * base_bytes, 2**20))
+        model, weights_sha256 = load_submission(workspace, grading["architecture"], max(4 * base_bytes, 2**20))
         settings = agent_settings(workspace, grading["max_new_tokens"])
     except Refused as refused:
         return outcome_invalid(str(refused)), {"model_loaded": False}, details
@@ -144,20 +161,24 @@ def score(workspace: Path, protected: Path, hidden_task: bool) -> tuple[dict[str
     tasks = list(read_tasks(state / "hidden_tasks.jsonl"))
     assets = protected / "assets"
     tok = load_tokenizer(assets / profile.tokenizer)
-    responses = sample(model.to(profile.device), tok, [t.prompt for t in tasks], settings, seed=int.from_bytes(os.urandom(6), "little"),
-                       batch_size=profile.batch_size)  # fmt: skip
+    seed = scoring_seed(protected, weights_sha256, settings)
+    prompts = [t.prompt for t in tasks]
+    draws = [sample(model.to(profile.device), tok, prompts, settings, seed=seed + i, batch_size=profile.batch_size) for i in range(profile.samples)]
+    responses = draws[0]
     details["generate_seconds"] = round(time.perf_counter() - started, 2)
     judge = load_judge(assets / profile.lm / "model.pt", assets / profile.tokenizer, {t.prompt: t for t in tasks})
+    judge.memo = {}
     win_rates: dict[str, float] = {}
     for name in ("base", "supervised"):
         reference = {}
         for line in (state / "references" / f"{name}.jsonl").read_text().splitlines():
             row = json.loads(line)
             reference[row["id"]] = row["response"]
-        wins = judge.judge([t.prompt for t in tasks], [(r, reference[t.id]) for t, r in zip(tasks, responses)])
-        win_rates[name] = sum(wins) / len(tasks)
+        wins = [judge.win_probabilities(prompts, [(r, reference[t.id]) for t, r in zip(tasks, draw)]) for draw in draws]
+        win_rates[name] = sum(map(sum, wins)) / (len(tasks) * len(draws))
     value = sum(win_rates.values()) / len(win_rates)
-    details.update({"win_rates": win_rates, "hidden": len(tasks), "seconds": round(time.perf_counter() - started, 2),
+    details.update({"win_rates": win_rates, "hidden": len(tasks), "samples": len(draws), "weights_sha256": weights_sha256,
+                    "seconds": round(time.perf_counter() - started, 2),
                     "examples": [{"instruction": t.instruction, "response": r} for t, r in list(zip(tasks, responses))[:3]]})  # fmt: skip
     message: dict[str, Any] = {"model_loaded": True, "settings": settings.to_json()}
     if not hidden_task:

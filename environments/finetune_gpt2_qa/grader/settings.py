@@ -31,6 +31,8 @@ class Profile:
     """Limit on generated tokens at scoring (upstream: 60)."""
     start_steps: int
     start_prompts: int
+    samples: int = 1
+    """Responses sampled per hidden prompt at scoring (each judged against both references)."""
     device: str = "cpu"
     threads: int = 2
     batch_size: int = 64
@@ -41,7 +43,7 @@ class Profile:
 
 
 PROFILES = {
-    "mini": Profile("mini", "mini-large", "mini-small", "tokenizer-bpe4k", "corpus-keyed", visible=20000, hidden=200, budget=20000,
+    "mini": Profile("mini", "mini-large", "mini-small", "tokenizer-bpe4k", "corpus-keyed", visible=20000, hidden=1000, budget=20000,
                     sft_steps=150, sft_lr=3e-4, max_new_tokens=32, start_steps=4, start_prompts=32),
     "gpu": Profile("gpu", "gpu-large", "gpu-small", "tokenizer-gpt2", "corpus-keyed", visible=50000, hidden=512, budget=100000,
                    sft_steps=300, sft_lr=1e-4, max_new_tokens=60, start_steps=4, start_prompts=128, device="cuda", batch_size=128),

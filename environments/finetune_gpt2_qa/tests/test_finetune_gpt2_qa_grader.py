@@ -75,6 +75,24 @@ def test_the_starting_model_is_scored_with_win_rates(sandbox: Sandbox) -> None:
     assert hidden["outcome"]["kind"] == "scored" and "win_vs_base" not in hidden["message"]
 
 
+def test_scoring_one_submission_again_is_not_a_new_draw(sandbox: Sandbox) -> None:
+    first, again = sandbox.score(), sandbox.score()
+    assert first["outcome"] == again["outcome"] and first["details"]["weights_sha256"] == again["details"]["weights_sha256"]
+    solution = sandbox.workspace / "finetuned_model" / "model.pt"
+    saved = solution.read_bytes()
+    try:
+        import torch
+
+        state = torch.load(solution, weights_only=True)
+        state["lm_head.weight"][0, 0] += 1e-3  # another submission: other responses are drawn
+        torch.save(state, solution)
+        other = sandbox.score()
+        assert other["details"]["weights_sha256"] != first["details"]["weights_sha256"]
+        assert other["outcome"]["kind"] == "scored"
+    finally:
+        solution.write_bytes(saved)
+
+
 def test_a_solver_in_model_py_never_answers(sandbox: Sandbox) -> None:
     model_py = sandbox.workspace / "model.py"
     original = model_py.read_text()

@@ -72,6 +72,20 @@ def test_noise_flips_close_pairs_but_not_clear_ones() -> None:
     assert all(j.first_preferred(ARITH.prompt, "95", "12") for _ in range(400))
 
 
+def test_the_graders_win_probability_is_the_verdicts_frequency() -> None:
+    j = make(noise=judge.NOISE, seed=3)
+    first, second = "The deep layer of skin", "The deep layer of the skin beneath"
+    p = j.win_probability(DEFINE.prompt, first, second)
+    assert 0.05 < p < 0.95  # a close pair: the noise decides often
+    frequency = sum(j.first_preferred(DEFINE.prompt, first, second) for _ in range(4000)) / 4000
+    assert frequency == pytest.approx(p, abs=0.03)
+    assert j.win_probability(DEFINE.prompt, second, first) == pytest.approx(1 - p)
+    assert j.win_probability(ARITH.prompt, "95", "12") > 0.999
+    assert j.win_probability(ARITH.prompt, "9" * (judge.MAX_CHARS + 1), "12") == 0.0  # unjudgeable: a loss
+    assert j.win_probability(ARITH.prompt, None, None) == 0.5  # type: ignore[arg-type]  # neither: an even draw
+    assert make(noise=0.0).win_probability(ARITH.prompt, "95", "95") == 0.5  # a tie goes to the one shown first: random
+
+
 def test_a_failure_or_an_unjudgeable_response_is_a_loss_for_the_first() -> None:
     j = make()
     assert not j.first_preferred(ARITH.prompt, "9" * (judge.MAX_CHARS + 1), "12")
