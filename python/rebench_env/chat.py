@@ -206,6 +206,8 @@ def sft(
             target = seq[1:].clone()
             target[: len(target) - n] = -1
             y[b, pad:] = target
+        device = next(model.parameters()).device
+        x, y = x.to(device), y.to(device)
         logits = model(x)[0]
         loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)).float(), y.reshape(-1), ignore_index=-1)
         optimizer.zero_grad(set_to_none=True)

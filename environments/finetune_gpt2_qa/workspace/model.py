@@ -32,7 +32,8 @@ def tokenizer() -> Any:
 
 
 def load_policy(path: str | Path = HERE / "base_model" / "model.pt") -> GPT:
-    return load_gpt(path)
+    """The policy, on the GPU when there is one."""
+    return load_gpt(path).to("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def save_policy(model: GPT, directory: str | Path = HERE / "finetuned_model") -> Path:
