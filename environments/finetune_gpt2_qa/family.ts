@@ -20,7 +20,7 @@ export const PROFILES: Readonly<Record<string, VariantText & { assets: readonly 
     policy: "a small pretrained GPT (4 layers, d192, 2.6M parameters, 4k-BPE, context 128)",
     judge: "a rubric-based judge service: no LLM is available on this machine",
     visible: 20000,
-    hidden: 200,
+    hidden: 1000,
     budget: 20000,
     maxNewTokens: 32,
     hardware: "The machine has 2 CPU cores and no GPU.",
