@@ -161,17 +161,15 @@ class Judge:
         """The probability that ``first_preferred`` says True: its verdict with the coin flips integrated out.
 
         With Gaussian noise on the difference the order shown does not matter (both orders give
-        Phi((t1 - t2) / noise)); an unjudgeable response loses, and two of them are an even draw (each order
-        has the first shown win), as is a tie without noise. The grader scores with this (no draw of noise), the service answers with
-        ``first_preferred``.
+        Phi((t1 - t2) / noise)); an unjudgeable response loses, and two of them are an even draw, as is a tie
+        without noise (the one shown first wins, and which is shown first is random). The grader scores with
+        this (no draw of noise); the service answers with ``first_preferred``.
         """
         if not isinstance(prompt, str) or len(prompt) > MAX_CHARS:
             return 0.0
         t1, t2 = self.total(prompt, first), self.total(prompt, second)
-        if math.isinf(t1) or math.isinf(t2):
+        if math.isinf(t1) or math.isinf(t2) or self.noise <= 0 or t1 == t2:
             return 0.5 if t1 == t2 else float(t1 > t2)
-        if self.noise <= 0 or t1 == t2:
-            return 0.5 if t1 == t2 else float(t1 > t2)  # a tie goes to the one shown first, which is random
         return 0.5 * (1.0 + math.erf((t1 - t2) / (self.noise * math.sqrt(2.0))))
 
     def win_probabilities(self, prompts: Sequence[str], pairs: Sequence[Sequence[str]]) -> list[float]:

@@ -163,7 +163,8 @@ def score(workspace: Path, protected: Path, hidden_task: bool) -> tuple[dict[str
     tok = load_tokenizer(assets / profile.tokenizer)
     seed = scoring_seed(protected, weights_sha256, settings)
     prompts = [t.prompt for t in tasks]
-    draws = [sample(model.to(profile.device), tok, prompts, settings, seed=seed + i, batch_size=profile.batch_size) for i in range(profile.samples)]
+    model = model.to(profile.device)
+    draws = [sample(model, tok, prompts, settings, seed=seed + i, batch_size=profile.batch_size) for i in range(profile.samples)]
     responses = draws[0]
     details["generate_seconds"] = round(time.perf_counter() - started, 2)
     judge = load_judge(assets / profile.lm / "model.pt", assets / profile.tokenizer, {t.prompt: t for t in tasks})
