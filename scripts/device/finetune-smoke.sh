@@ -3,11 +3,15 @@
 # the gpu assets, the set-up (tasks, references, judge service, starting solution), a scoring call of the
 # start, a shortened reference (best_of_k.py) and its scoring call, each step timed. A smoke test and a
 # measurement of the stages' times before `rebench calibrate finetune_gpt2_qa --variant gpu`.
-#   the device tool's run: command "bash scripts/device/finetune-smoke.sh [ROUNDS]",
+#   the device tool's run: command "bash scripts/device/finetune-smoke.sh [ROUNDS [BEST_OF_K_ARGS...]]",
 #   carry [".gpu/main", ".gpu/assets"] (setup.sh: bubblewrap for the grader's jail from scripts/device/bundle's
 #   archive; corpus-keyed and tokenizer-gpt2 built here)
 DEVICE_LOG=finetune-smoke source "$(dirname "$0")/setup.sh"
 rounds=${1:-2}
+shift || true
+# best_of_k.py's settings (the rest of the arguments); the default is mini's recipe with gpu's learning rate
+reference_args=("$@")
+[ ${#reference_args[@]} -gt 0 ] || reference_args=(--prompts 512 --k 8 --temperature 1.0 --top-k 40 --max-new-tokens 16 --score-temperature 0.5 --lr 1e-4)
 export PYTHONPATH=$PWD/python
 root=/tmp/ft
 # The grader as rebench runs it, on $root's protected directory and workspace (REBENCH_RESULT: $root/$1.json).
@@ -35,7 +39,7 @@ el "set-up"
 score start || exit 1
 el "the start scored"
 python3 environments/finetune_gpt2_qa/reference/unpack.py $root/workspace >/dev/null
-(cd $root/workspace && REBENCH_GPT2_QA_JUDGE=$root/judge.sock REBENCH_AS_AGENT_UNSANDBOXED=1 python3 best_of_k.py --rounds "$rounds" --prompts 512 --k 4 --max-new-tokens 24) || exit 1
+(cd $root/workspace && REBENCH_GPT2_QA_JUDGE=$root/judge.sock REBENCH_AS_AGENT_UNSANDBOXED=1 python3 best_of_k.py --rounds "$rounds" "${reference_args[@]}") || exit 1
 el "reference, $rounds rounds"
 score reference || exit 1
 el "reference scored"
