@@ -29,4 +29,14 @@ describe("environmentDigest()", () => {
     expect(environmentDigest(family({ ...rest, "workspace/main.py": text }), { workspace: "workspace" })).not.toBe(a);
     expect(environmentDigest(family({ ...base, "extra/data.txt": "d" }), { workspace: "workspace", protected: ["grader", "extra"] })).not.toBe(a);
   });
+
+  test("changes with the reference solution's folder, also where it is not a protected folder", () => {
+    const impl = { workspace: "workspace", protected: ["grader"], reference: { actions: "reference/mini.actions.jsonl" } };
+    const files = { ...base, "reference/mini.actions.jsonl": '{"tool": "score"}\n', "reference/solution.zip": "a" };
+    const a = environmentDigest(family(files), impl);
+    expect(environmentDigest(family({ ...files, "reference/solution.zip": "b" }), impl)).not.toBe(a);
+    expect(environmentDigest(family({ ...files, "reference/solution.zip": "b" }), { ...impl, reference: undefined })).toBe(
+      environmentDigest(family(files), { ...impl, reference: undefined }),
+    );
+  });
 });

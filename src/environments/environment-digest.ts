@@ -1,8 +1,9 @@
 /**
  * @module
  * The digest of what an environment variant ships: sha256 over the path and content of every file of its
- * workspace folder and its protected folders (`grader`, `reference`, ... under the family's folder), in path
- * order. A run records it (RunSpec.provenance), so a score can be traced to the grader and workspace that
+ * workspace folder, its protected folders (`grader`, `reference`, ... under the family's folder) and the
+ * folder of its reference solution (the one holding `reference.actions`, and `reference.files` when it is a
+ * folder: protected or not, a changed reference solution is another calibration), in path order. A run records it (RunSpec.provenance), so a score can be traced to the grader and workspace that
  * produced it; two runs with the same digest ran the same environment files.
  */
 import { createHash } from "node:crypto";
@@ -14,8 +15,11 @@ const DEFAULT_PROTECTED = ["grader", "reference"];
 const cache = new Map<string, string>();
 
 /** `sha256:<hex>` of the variant's shipped files (cached per process: the files do not change under a run). */
-export function environmentDigest(familyDir: string, implementation: Pick<VariantImplementation, "workspace" | "protected">): string {
-  const folders = [implementation.workspace, ...(implementation.protected ?? DEFAULT_PROTECTED)];
+export function environmentDigest(
+  familyDir: string,
+  implementation: Pick<VariantImplementation, "workspace" | "protected"> & Partial<Pick<VariantImplementation, "reference">>,
+): string {
+  const folders = [implementation.workspace, ...(implementation.protected ?? DEFAULT_PROTECTED), ...referenceFolders(implementation.reference)];
   const key = `${familyDir}\0${folders.join("\0")}`;
   const known = cache.get(key);
   if (known) return known;
@@ -31,6 +35,13 @@ export function environmentDigest(familyDir: string, implementation: Pick<Varian
   const value = `sha256:${digest.digest("hex")}`;
   cache.set(key, value);
   return value;
+}
+
+/** The top folders of the reference solution's files (`reference/mini.actions.jsonl` -> `reference`). */
+function referenceFolders(reference: VariantImplementation["reference"] | undefined): string[] {
+  if (!reference) return [];
+  const paths = [reference.actions, ...(typeof reference.files === "string" ? [reference.files] : [])];
+  return paths.map((p) => p.split(/[\\/]/)[0] ?? "").filter((top) => top !== "" && top !== "." && top !== "..");
 }
 
 /** Forget the cached digests (tests that change an environment's files within one process). */
