@@ -11,7 +11,7 @@ rounds=${1:-2}
 shift || true
 # best_of_k.py's settings (the rest of the arguments); the default is mini's recipe with gpu's learning rate
 reference_args=("$@")
-[ ${#reference_args[@]} -gt 0 ] || reference_args=(--prompts 512 --k 8 --temperature 1.0 --top-k 40 --max-new-tokens 16 --score-temperature 0.5 --lr 1e-4)
+[ ${#reference_args[@]} -gt 0 ] || reference_args=(--prompts 512 --k 8 --temperature 1.0 --top-k 40 --max-new-tokens 16 --score-temperature 0.3 --score-min-new-tokens 4 --lr 1e-4)
 export PYTHONPATH=$PWD/python
 root=/tmp/ft
 # The grader as rebench runs it, on $root's protected directory and workspace (REBENCH_RESULT: $root/$1.json).

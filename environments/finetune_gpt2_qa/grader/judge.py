@@ -6,11 +6,16 @@ Each response gets a total from five parts, then the pair is compared with noise
 | part | weight | what |
 |---|---|---|
 | correctness | 4 | ``tasks.correctness``: the first answer-shaped thing is right (F1 for glosses and verses); 0 for a prompt the judge does not know |
-| relevance | 1 | content words shared with the instruction or its answer, up to 2 (1.0), minus echo |
-| fluency | 1 | mean log-probability of the response's tokens under a reference LM (``mini-small``, not the policy), mapped [-7, -3] -> [0, 1]; 0 for a response off the topic (not correct, no content word of the instruction or answer) |
+| relevance | 1 | words of the task's subject shared (its instruction's own words, not the wording every instruction of its kind has, and its answer's), up to 2 (1.0), minus echo |
+| fluency | 1 | mean log-probability of the response's tokens under a reference LM (``mini-small``, not the policy), mapped [-7, -3] -> [0, 1]; computed only for a response on the topic |
 | repetition | -2 | the share of repeated words and word bigrams |
 | length | -1 | how far outside the task's length band the word count is (relative), capped at 2; an empty response loses |
 | echo | -2 | the share of the response's word trigrams copied from the prompt |
+
+A response off the topic (not correct, no word of the subject) totals ``OFF_TOPIC`` whatever its length,
+repetition or fluency: two of them are an even draw. Without that, a constant short answer ("It is a word
+of the") beat the reference: the references' off-topic text is longer and more repetitive
+(``test_a_constant_answer_does_not_beat_the_reference``).
 
 The pair is presented in random order (``random.random() < 0.5``, as upstream), the comparison adds Gaussian
 noise (``NOISE``, an LLM judge's inconsistency; measured in README.md) and a tie goes to the response shown
@@ -34,10 +39,12 @@ import torch
 from rebench_env.chat import end_response
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tasks import WORD, Task, content, correctness  # noqa: E402
+from tasks import WORD, Task, content, correctness, subject  # noqa: E402
 
 WEIGHTS = {"correctness": 4.0, "relevance": 1.0, "fluency": 1.0, "repetition": -2.0, "length": -1.0, "echo": -2.0}
 NOISE = 0.35
+OFF_TOPIC = 0.0
+"""The total of every response off the topic (not correct, no word of the task's subject), whatever its form."""
 MAX_CHARS = 2000  # as upstream's truncation of prompts and outputs
 clean = end_response  # the response up to the next Alpaca section or end-of-text marker
 
@@ -109,8 +116,7 @@ class Judge:
         n = len(ws)
         length = 0.0 if band[0] <= n <= band[1] else min(2.0, (band[0] - n) / band[0] if n < band[0] else (n - band[1]) / band[1])
         e = echo(ws, prompt_words)
-        target = set(content(task.instruction + " " + task.answer)) if task else set(content(prompt))
-        shared = len(set(content(text)) & target)
+        shared = len(set(content(text)) & subject(task, prompt))
         correct = correctness(task, text) if task else 0.0
         on_topic = correct > 0 or shared > 0  # fluency counts only for a response about the instruction
         lp = self.fluency(prompt, text) if text and on_topic else -20.0
@@ -122,6 +128,7 @@ class Judge:
             "length": length,
             "echo": e,
             "empty": float(not WORD.search(text) and not text.strip()),
+            "on_topic": float(on_topic),
         }
 
     def total(self, prompt: str, response: str) -> float:
@@ -131,7 +138,12 @@ class Judge:
         if self.memo is not None and key in self.memo:
             return self.memo[key]
         parts = self.parts(prompt, response)
-        value = -100.0 if parts["empty"] else sum(WEIGHTS[k] * parts[k] for k in WEIGHTS)
+        if parts["empty"]:
+            value = -100.0
+        elif not parts["on_topic"]:
+            value = OFF_TOPIC  # form does not rank answers that are not about the instruction
+        else:
+            value = sum(WEIGHTS[k] * parts[k] for k in WEIGHTS)
         if self.memo is not None:
             self.memo[key] = value
         return value

@@ -8,7 +8,7 @@ Every prompt is one of six kinds, each with an answer the judge (never the agent
 | ``element`` | "What is the chemical symbol of Oxygen?" / "Which element has atomic number 8?" | the first word not in ``FILLER``, against the shipped table ``elements.csv`` |
 | ``transform`` | "Write the word 'garden' backwards." (backwards, upper case, first letter, letter count) | the first word not in ``FILLER`` (or the first integer) |
 | ``define`` | "Define the word 'immutation'." | content-word F1 of the response's start against the GCIDE gloss |
-| ``verse`` | "Complete this verse from the King James Bible: 'In the beginning God'" | word F1 of the response's start against the verse's next words |
+| ``verse`` | "Complete this verse from the King James Bible: 'In the beginning God'" | word F1 of the response's start against the verse's next words, without the 120 commonest KJV words (``KJV_COMMON``) |
 
 Visible prompts are drawn from the corpus's train split, hidden ones from its hidden test split (GCIDE
 entries, KJV chapters), each with a seed from the run's environment secret: nothing hidden is computable
@@ -38,6 +38,16 @@ STOP = frozenset(
     "a an the of to in on and or for by with as at is are be was were it its this that from which who not any one "
     "so such into out up used being".split()
 )
+
+KJV_COMMON = frozenset(
+    "the and of to that in he shall for unto i his a lord they be is him not them it with all thou thy god was my which me ye said "
+    "but their have will thee from as are when this were upon out man you by israel king son up there hath then people came house "
+    "had into on one her come we children your before also day s land men an so against shalt if at go let hand saying us went even "
+    "made no do now behold saith therefore every these because things our after or down father o say make david sons hast may she "
+    "over jesus what did earth great name who among thine".split()
+)
+"""The 120 most frequent words of the KJV (the corpus' train split): a verse's continuation earns credit for its
+own words, not for the ones nearly every verse has ("And the LORD said unto him" is no answer)."""
 
 FILLER = frozenset("the a an answer is it its symbol element chemical word written backwards first letter of".split())
 """Words skipped before the answer word of ``element`` and ``transform`` tasks ("The answer is Cl.")."""
@@ -79,6 +89,27 @@ def content(text: str) -> list[str]:
     return [w for w in words(text) if w not in STOP and len(w) > 1]
 
 
+PHRASINGS = (
+    "What is {a} {op} {b}?", "Compute {a} {op} {b}.", "Calculate {a} {op} {b} and give the result.",
+    "What is the chemical symbol of {name}?", "Which element has atomic number {number}?", "Which element has the chemical symbol {symbol}?",
+    "Write the word '{word}' backwards.", "Write the word '{word}' in capital letters.", "What is the first letter of the word '{word}'?",
+    "How many letters are in the word '{word}'?", "Define the word '{w}'.", "What does '{w}' mean?", "Give a short definition of '{w}'.",
+    "Complete this verse from the King James Bible: '{start}'",
+)  # fmt: skip
+"""The instructions' fixed wording (the generators below; ``test_template_words_are_the_phrasings_fixed_words`` checks it)."""
+TEMPLATE = frozenset(content(re.sub(r"\{\w+\}", " ", " ".join(PHRASINGS) + " " + ALPACA)))
+"""Content words of every instruction's wording and of the Alpaca frame: sharing them says nothing about the task."""
+
+
+def subject(task: "Task | None", prompt: str = "") -> set[str]:
+    """The words a response about the task shares: its instruction's own words (the quoted word, the element,
+    the verse's beginning) and its answer's, without the wording every instruction of its kind has."""
+    if task is None:
+        return set(content(prompt)) - TEMPLATE
+    own = (set(content(task.instruction)) - TEMPLATE) | set(content(task.answer))
+    return own - KJV_COMMON if task.kind == "verse" else own
+
+
 def f1(predicted: list[str], truth: list[str]) -> float:
     """Bag-of-words F1 (0 when either is empty)."""
     if not predicted or not truth:
@@ -111,8 +142,11 @@ def correctness(task: Task, response: str) -> float:
     if task.kind == "define":
         return f1(content(response)[: len(content(task.answer)) + 4], content(task.answer))
     if task.kind == "verse":
-        truth = words(task.answer)
-        return f1(words(response)[: len(truth) + 2], truth)
+        truth, said = words(task.answer), words(response)
+        rare = [w for w in truth if w not in KJV_COMMON]
+        if not rare:  # a continuation of common words only: credit for saying exactly it
+            return float(said[: len(truth)] == truth)
+        return f1([w for w in said[: len(truth) + 2] if w not in KJV_COMMON], rare)
     raise ValueError(f"unknown task kind {task.kind!r}")
 
 

@@ -142,3 +142,48 @@ def test_fluent_off_topic_text_gets_no_fluency_credit() -> None:
     assert j.parts(DEFINE.prompt, ".. _m. The :func:`Py_")["fluency"] == 0.0
     assert j.parts(DEFINE.prompt, "The deep layer of skin")["fluency"] > 0.0
     assert j.total(DEFINE.prompt, "The deep layer of skin") > j.total(DEFINE.prompt, ".. _m. The :func:`Py_")
+
+
+VERSE = task("verse", "Complete this verse from the King James Bible: 'And the LORD spake unto'", "Moses, saying, Speak unto the children of Israel", 3, 25)
+TRANSFORM = task("transform", "Write the word 'garden' in capital letters.", "GARDEN", 1, 10)
+
+
+def test_off_topic_responses_tie_whatever_their_form() -> None:
+    j = make(noise=judge.NOISE)
+    short, long_repetitive = "A kind of small bird.", " ".join(["the of the :func: docs"] * 12)
+    assert j.total(DEFINE.prompt, short) == j.total(DEFINE.prompt, long_repetitive) == judge.OFF_TOPIC
+    assert j.win_probability(DEFINE.prompt, short, long_repetitive) == 0.5
+    assert j.total(DEFINE.prompt, "corium is a layer of the skin") > judge.OFF_TOPIC  # on the topic: the rubric ranks it
+
+
+def test_the_instructions_wording_is_not_their_subject() -> None:
+    j = make()
+    assert j.parts(DEFINE.prompt, "It is a word of the")["on_topic"] == 0.0  # "word" is in every transform and define instruction
+    assert j.parts(DEFINE.prompt, "Corium: a word of the skin")["on_topic"] == 1.0
+    sources = {"definitions": [("corium", "The deep layer of the skin")], "words": ["garden", "helmet"], "verses": ["In the beginning God created the heaven and the earth and all"]}
+    for t in tasks.generate(200, 3, sources, tasks.elements(), "v"):
+        own = set(tasks.content(t.instruction)) - tasks.TEMPLATE  # what the generator put in, nothing of its wording
+        if t.kind == "arithmetic":
+            assert own == set(), t
+        elif t.kind in ("transform", "define"):
+            assert own == {t.instruction.split("'")[1]}, t
+        elif t.kind == "element":
+            assert own <= set(tasks.content(t.instruction.rstrip("?").split()[-1] + " " + t.answer)), t
+        else:
+            assert own <= set(tasks.content(t.instruction.split("'")[1])), t
+
+
+def test_a_verse_is_not_answered_by_the_words_every_verse_has() -> None:
+    assert tasks.correctness(VERSE, "And the LORD said unto him") == 0.0
+    assert tasks.correctness(VERSE, "Moses, saying, Speak unto the children of Israel") == 1.0
+    assert 0 < tasks.correctness(VERSE, "Moses and said unto them") < 1
+
+
+def test_a_constant_answer_does_not_beat_the_reference() -> None:
+    """One phrase for every prompt, against references that answer off the topic at length: at best an even draw."""
+    known = [ARITH, DEFINE, VERSE, TRANSFORM]
+    j = judge.Judge(FlatLM(), {t.prompt: t for t in known}, noise=judge.NOISE, rng=random.Random(0))
+    references = ["docs docs the :func: of the the of the of the of the of", "A long answer that goes on " * 6, "12 12 12 12", ".. _tut-t-t-t"]
+    for constant in ["It is a word of the", "And the LORD said unto him", "I do not know.", "The answer is"]:
+        rate = sum(j.win_probability(t.prompt, constant, r) for t in known for r in references) / (len(known) * len(references))
+        assert rate <= 0.5, constant
