@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # finetune_gpt2_qa's gpu profile end to end on a GPU machine, outside the sandbox (Python only, no Node):
 # the gpu assets, the set-up (tasks, references, judge service, starting solution), a scoring call of the
-# start, a shortened reference (best_of_k.py) and its scoring call, each step timed. A smoke test and a
+# start, how often the base is on the topic (bench/on_topic.py), a shortened reference
+# (best_of_k.py), its scoring call and its on-topic rate, each step timed. A smoke test and a
 # measurement of the stages' times before `rebench calibrate finetune_gpt2_qa --variant gpu`.
 #   the device tool's run: command "bash scripts/device/finetune-smoke.sh [ROUNDS [BEST_OF_K_ARGS...]]",
 #   carry [".gpu/main", ".gpu/assets"] (setup.sh: bubblewrap for the grader's jail from scripts/device/bundle's
@@ -36,11 +37,19 @@ print("setup exit", r.returncode)
 raise SystemExit(r.returncode)
 PY
 el "set-up"
+# How often a model is on the topic (bench/on_topic.py): single responses and any of 8, per kind of task.
+on_topic() {
+  python3 environments/finetune_gpt2_qa/bench/on_topic.py --state $root/protected/state --assets $root/protected/assets \
+    --model "$2" --lm gpu-small --tokenizer tokenizer-gpt2 --prompts 256 --out "$OUT/on_topic_$1.json" | head -1
+}
 score start || exit 1
 el "the start scored"
+on_topic base $root/workspace/base_model/model.pt
+el "on-topic rates"
 python3 environments/finetune_gpt2_qa/reference/unpack.py $root/workspace >/dev/null
 (cd $root/workspace && REBENCH_GPT2_QA_JUDGE=$root/judge.sock REBENCH_AS_AGENT_UNSANDBOXED=1 python3 best_of_k.py --rounds "$rounds" "${reference_args[@]}") || exit 1
 el "reference, $rounds rounds"
 score reference || exit 1
 el "reference scored"
+on_topic reference $root/workspace/finetuned_model/model.pt
 cp -r $root/protected/judge "$OUT/" 2>/dev/null; el done
