@@ -3,8 +3,9 @@
  * The digest of what an environment variant ships: sha256 over the path and content of every file of its
  * workspace folder, its protected folders (`grader`, `reference`, ... under the family's folder) and the
  * folder of its reference solution (the one holding `reference.actions`, and `reference.files` when it is a
- * folder: protected or not, a changed reference solution is another calibration), in path order. A run records it (RunSpec.provenance), so a score can be traced to the grader and workspace that
- * produced it; two runs with the same digest ran the same environment files.
+ * folder: protected or not, a changed reference solution is another calibration), in path order. A run
+ * records it (RunSpec.provenance), so a score can be traced to the grader and workspace that produced it;
+ * two runs with the same digest ran the same environment files.
  */
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";

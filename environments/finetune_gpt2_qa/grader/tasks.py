@@ -89,15 +89,14 @@ def content(text: str) -> list[str]:
     return [w for w in words(text) if w not in STOP and len(w) > 1]
 
 
-PHRASINGS = (
-    "What is {a} {op} {b}?", "Compute {a} {op} {b}.", "Calculate {a} {op} {b} and give the result.",
-    "What is the chemical symbol of {name}?", "Which element has atomic number {number}?", "Which element has the chemical symbol {symbol}?",
-    "Write the word '{word}' backwards.", "Write the word '{word}' in capital letters.", "What is the first letter of the word '{word}'?",
-    "How many letters are in the word '{word}'?", "Define the word '{w}'.", "What does '{w}' mean?", "Give a short definition of '{w}'.",
-    "Complete this verse from the King James Bible: '{start}'",
-)  # fmt: skip
-"""The instructions' fixed wording (the generators below; ``test_template_words_are_the_phrasings_fixed_words`` checks it)."""
-TEMPLATE = frozenset(content(re.sub(r"\{\w+\}", " ", " ".join(PHRASINGS) + " " + ALPACA)))
+ARITHMETIC = ("What is {a} {op} {b}?", "Compute {a} {op} {b}.", "Calculate {a} {op} {b} and give the result.")
+ELEMENT = ("What is the chemical symbol of {name}?", "Which element has atomic number {number}?", "Which element has the chemical symbol {symbol}?")
+TRANSFORM = ("Write the word '{word}' backwards.", "Write the word '{word}' in capital letters.", "What is the first letter of the word '{word}'?",
+             "How many letters are in the word '{word}'?")  # fmt: skip
+DEFINE = ("Define the word '{w}'.", "What does '{w}' mean?", "Give a short definition of '{w}'.")
+VERSE = "Complete this verse from the King James Bible: '{start}'"
+"""The instructions' wordings, by kind (the generators below fill them in)."""
+TEMPLATE = frozenset(content(re.sub(r"\{\w+\}", " ", " ".join((*ARITHMETIC, *ELEMENT, *TRANSFORM, *DEFINE, VERSE, ALPACA)))))
 """Content words of every instruction's wording and of the Alpaca frame: sharing them says nothing about the task."""
 
 
@@ -199,43 +198,32 @@ def _arithmetic(rng: random.Random) -> tuple[str, str, int, int]:
     if op == "-" and b > a:
         a, b = b, a
     value = {"+": a + b, "-": a - b, "*": a * b}[op]
-    phrase = rng.choice(["What is {a} {op} {b}?", "Compute {a} {op} {b}.", "Calculate {a} {op} {b} and give the result."])
-    return phrase.format(a=a, op=op, b=b), str(value), 1, 12
+    return rng.choice(ARITHMETIC).format(a=a, op=op, b=b), str(value), 1, 12
 
 
 def _element(rng: random.Random, table: list[dict[str, str]]) -> tuple[str, str, int, int]:
     row = rng.choice(table)
     form = rng.randrange(3)
-    if form == 0:
-        return f"What is the chemical symbol of {row['name']}?", row["symbol"], 1, 12
-    if form == 1:
-        return f"Which element has atomic number {row['number']}?", row["name"], 1, 12
-    return f"Which element has the chemical symbol {row['symbol']}?", row["name"], 1, 12
+    return ELEMENT[form].format(**row), row["symbol"] if form == 0 else row["name"], 1, 12
 
 
 def _transform(rng: random.Random, vocab: list[str]) -> tuple[str, str, int, int]:
     word = rng.choice(vocab)
     form = rng.randrange(4)
-    if form == 0:
-        return f"Write the word '{word}' backwards.", word[::-1], 1, 10
-    if form == 1:
-        return f"Write the word '{word}' in capital letters.", word.upper(), 1, 10
-    if form == 2:
-        return f"What is the first letter of the word '{word}'?", word[0], 1, 12
-    return f"How many letters are in the word '{word}'?", str(len(word)), 1, 12
+    answer = (word[::-1], word.upper(), word[0], str(len(word)))[form]
+    return TRANSFORM[form].format(word=word), answer, 1, 10 if form < 2 else 12
 
 
 def _define(rng: random.Random, definitions: list[tuple[str, str]]) -> tuple[str, str, int, int]:
     head, gloss = rng.choice(definitions)
-    phrase = rng.choice(["Define the word '{w}'.", "What does '{w}' mean?", "Give a short definition of '{w}'."])
-    return phrase.format(w=head), gloss, 3, 30
+    return rng.choice(DEFINE).format(w=head), gloss, 3, 30
 
 
 def _verse(rng: random.Random, verses: list[str]) -> tuple[str, str, int, int]:
     verse = rng.choice(verses).split()
     cut = rng.randint(4, min(8, len(verse) - 5))
     start, rest = " ".join(verse[:cut]), " ".join(verse[cut : cut + 8])
-    return f"Complete this verse from the King James Bible: '{start}'", rest, 3, 25
+    return VERSE.format(start=start), rest, 3, 25
 
 
 def generate(n: int, seed: int, sources: dict[str, list[Any]], table: list[dict[str, str]], prefix: str) -> list[Task]:
