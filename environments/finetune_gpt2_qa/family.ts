@@ -34,7 +34,7 @@ export const PROFILES: Readonly<Record<string, VariantText & { assets: readonly 
     budget: 100000,
     maxNewTokens: 60,
     hardware: "The machine has one H200 GPU.",
-    assets: ["gpu-large", "gpu-small", "tokenizer-gpt2", "corpus-keyed"],
+    assets: ["gpu-chat", "gpu-small", "tokenizer-gpt2", "corpus-keyed"],
   },
   tiny: {
     policy: "a tiny GPT (tests)",

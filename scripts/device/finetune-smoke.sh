@@ -22,7 +22,7 @@ score() {
     bash -c "cd $root/protected && python3 grader/score.py" || return 1
   head -c 4000 "$root/$1.json"; echo
 }
-python3 -c "from rebench_env.assets.build import BuildOptions, build; build(['gpu-small', 'gpu-large'], BuildOptions())" || exit 1
+python3 -c "from rebench_env.assets.build import BuildOptions, build; build(['gpu-small', 'gpu-chat'], BuildOptions())" || exit 1
 el "assets built"
 rm -rf $root
 python3 - "$root" <<'PY' || exit 1
@@ -30,7 +30,7 @@ import subprocess, sys
 from pathlib import Path
 sys.path.insert(0, "environments/finetune_gpt2_qa/tests")
 import gpt2_qa_helpers as h
-h.TINY_ASSETS[:] = ["gpu-large", "gpu-small", "tokenizer-gpt2", "corpus-keyed"]
+h.TINY_ASSETS[:] = ["gpu-chat", "gpu-small", "tokenizer-gpt2", "corpus-keyed"]
 sb = h.Sandbox(Path(sys.argv[1]), Path("/tmp/rh"))
 r = subprocess.run([sys.executable, "grader/setup.py", "--profile", "gpu", "--workspace", str(sb.workspace)], cwd=sb.protected, env=sb.env)
 print("setup exit", r.returncode)

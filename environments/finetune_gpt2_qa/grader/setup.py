@@ -146,7 +146,7 @@ def setup(profile: Profile, protected: Path, workspace: Path, start: bool = True
     (workspace / "base_model").mkdir(exist_ok=True)
     shutil.copyfile(assets / profile.policy / "model.pt", workspace / "base_model" / "model.pt")
     shutil.copytree(assets / profile.tokenizer, workspace / "tokenizer", dirs_exist_ok=True)
-    shutil.copyfile(HERE / "elements.csv", workspace / "elements.csv")
+    shutil.copyfile(taskgen.ELEMENTS_CSV, workspace / "elements.csv")
     with open(workspace / "prompts.jsonl", "w", encoding="utf-8") as f:
         for t in visible:
             f.write(json.dumps({"id": t.id, "kind": t.kind, "instruction": t.instruction, "prompt": t.prompt}) + "\n")

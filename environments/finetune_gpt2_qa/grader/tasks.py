@@ -5,7 +5,7 @@ Every prompt is one of six kinds, each with an answer the judge (never the agent
 | kind | instruction | answer checked as |
 |---|---|---|
 | ``arithmetic`` | "What is 37 + 58?" | the first integer of the response |
-| ``element`` | "What is the chemical symbol of Oxygen?" / "Which element has atomic number 8?" | the first word not in ``FILLER``, against the shipped table ``elements.csv`` |
+| ``element`` | "What is the chemical symbol of Oxygen?" / "Which element has atomic number 8?" | the first word not in ``FILLER``, against the periodic table ``elements.csv`` (``rebench_env.assets.qa_text.ELEMENTS_CSV``, shipped to the agent) |
 | ``transform`` | "Write the word 'garden' backwards." (backwards, upper case, first letter, letter count) | the first word not in ``FILLER`` (or the first integer) |
 | ``define`` | "Define the word 'immutation'." | content-word F1 of the response's start against the GCIDE gloss |
 | ``verse`` | "Complete this verse from the King James Bible: 'In the beginning God'" | word F1 of the response's start against the verse's next words, without the 120 commonest KJV words (``KJV_COMMON``) |
@@ -20,7 +20,6 @@ Canary dcc63ee1-bf38-4ac8-8730-70e6939b4951: rebench environment file; keep out 
 
 from __future__ import annotations
 
-import csv
 import json
 import random
 import re
@@ -28,6 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from rebench_env.assets.qa_text import ELEMENTS_CSV, elements, gloss_of, read_sources  # noqa: F401 - the sources and the table the tasks are drawn from
 from rebench_env.chat import ALPACA
 
 HERE = Path(__file__).resolve().parent
@@ -74,11 +74,6 @@ class Task:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Task":
         return cls(**{k: data[k] for k in ("id", "kind", "instruction", "answer", "lo", "hi")})
-
-
-def elements(path: Path = HERE / "elements.csv") -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
 
 
 def words(text: str) -> list[str]:
@@ -150,44 +145,6 @@ def correctness(task: Task, response: str) -> float:
 
 
 # --- sources -----------------------------------------------------------------------------------------
-
-_GLOSS = re.compile(r"^\s*(?:\d+\.\s*)?(?:\([^)]*\)\s*)?([A-Z][^.;:\[\]{}\\]{8,120}?)[.;]", re.MULTILINE)
-
-
-def gloss_of(text: str) -> str | None:
-    """The first plain definition sentence of a GCIDE entry (None when none is clean enough)."""
-    body = text.split("\n", 1)[1] if "\n" in text else ""
-    for m in _GLOSS.finditer(body):
-        gloss = " ".join(m.group(1).split())
-        n = len(gloss.split())
-        if 3 <= n <= 14 and "--" not in gloss and not any(c.isdigit() for c in gloss):
-            return gloss
-    return None
-
-
-def read_sources(corpus: Path, split: str, limit_words: int = 4000, limit_verses: int = 4000) -> dict[str, list[Any]]:
-    """Definitions (headword, gloss), words for transforms, and verses from one split of the corpus asset."""
-    definitions: list[tuple[str, str]] = []
-    vocab: list[str] = []
-    verses: list[str] = []
-    with open(corpus / f"{split}.jsonl", encoding="utf-8") as f:
-        for line in f:
-            doc = json.loads(line)
-            if doc["source"] == "gcide" and "#" not in doc["id"]:
-                head = doc["id"]
-                if head.isalpha() and head.islower() and 4 <= len(head) <= 9:
-                    if len(vocab) < limit_words:
-                        vocab.append(head)
-                    gloss = gloss_of(doc["text"])
-                    if gloss and head not in gloss.lower() and len(definitions) < limit_words:
-                        definitions.append((head, gloss))
-            elif doc["source"] == "kjv" and len(verses) < limit_verses:
-                for verse in re.split(r"\n+", doc["text"]):
-                    verse = re.sub(r"^\s*\d+[:\d]*\s*", "", verse).strip()
-                    if 10 <= len(verse.split()) <= 30 and len(verses) < limit_verses:
-                        verses.append(verse)
-    return {"definitions": definitions, "words": vocab, "verses": verses}
-
 
 # --- generation --------------------------------------------------------------------------------------
 

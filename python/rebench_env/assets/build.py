@@ -41,6 +41,7 @@ from rebench_env.assets.tokenizer_builder import (
     default_gpt2_json,
     tokenizers_threads,
 )
+from rebench_env.assets.qa_text import ChatTokensSpec, build_chat_tokens
 from rebench_env.assets.tokens_builder import TokensSpec, build_tokens
 from rebench_env.secrets import derived_secret, key_fingerprint
 
@@ -50,6 +51,9 @@ CODE: dict[str, list[str]] = {
     "tokenizer": ["assets/tokenizer_builder.py", "tokenizer.py"],
     "tokens": ["assets/tokens_builder.py", "tokenizer.py", "tokens.py", "corpus.py"],
     "model": ["assets/model_builder.py", "gpt.py", "train.py", "tokens.py"],
+}
+SPEC_CODE: dict[type, list[str]] = {  # added to their kind's code: a spec with a builder of its own
+    ChatTokensSpec: ["assets/qa_text.py", "assets/elements.csv", "chat.py"],
 }
 KEYED_CODE: dict[type, list[str]] = {  # added to their kind's code: the builder of a keyed asset
     KeyedSplitSpec: ["assets/keyed_split.py", "secrets.py"],
@@ -85,7 +89,7 @@ def _spec_json(asset: Asset) -> dict[str, Any]:
 
 def compute_inputs(asset: Asset, dep_keys: dict[str, str], options: BuildOptions) -> dict[str, Any]:
     """Everything the asset is built from (raises SourceMissingError / InputsMissingError if unreadable)."""
-    code = CODE[asset.kind] + (KEYED_CODE[type(asset.spec)] if is_keyed(asset) else [])
+    code = CODE[asset.kind] + SPEC_CODE.get(type(asset.spec), []) + (KEYED_CODE[type(asset.spec)] if is_keyed(asset) else [])
     inputs: dict[str, Any] = {
         "kind": asset.kind,
         "spec": _spec_json(asset),
@@ -131,6 +135,10 @@ def _builder(asset: Asset, store: AssetStore, options: BuildOptions) -> Callable
         return lambda out: build_bpe_tokenizer(spec, store.path(spec.corpus), out, progress)
     if isinstance(spec, TokensSpec):
         return lambda out: build_tokens(
+            spec, store.path(spec.corpus), store.path(spec.tokenizer), out, progress, options.threads
+        )
+    if isinstance(spec, ChatTokensSpec):
+        return lambda out: build_chat_tokens(
             spec, store.path(spec.corpus), store.path(spec.tokenizer), out, progress, options.threads
         )
     if isinstance(spec, ModelSpec):

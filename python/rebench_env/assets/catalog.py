@@ -27,13 +27,14 @@ from typing import Literal, Union
 from rebench_env.assets.corpus_builder import CorpusSpec
 from rebench_env.assets.keyed_split import KeyedSplitSpec
 from rebench_env.assets.model_builder import ModelSpec
+from rebench_env.assets.qa_text import ChatTokensSpec
 from rebench_env.assets.tokenizer_builder import BpeTokenizerSpec, Gpt2TokenizerSpec
 from rebench_env.assets.tokens_builder import TokensSpec
 from rebench_env.gpt import GPTConfig
 from rebench_env.train import TrainConfig
 
 Kind = Literal["corpus", "tokenizer", "tokens", "model"]
-Spec = Union[CorpusSpec, KeyedSplitSpec, Gpt2TokenizerSpec, BpeTokenizerSpec, TokensSpec, ModelSpec]
+Spec = Union[CorpusSpec, KeyedSplitSpec, Gpt2TokenizerSpec, BpeTokenizerSpec, TokensSpec, ChatTokensSpec, ModelSpec]
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class Asset:
         spec = self.spec
         if isinstance(spec, (BpeTokenizerSpec, KeyedSplitSpec)):
             return (spec.corpus,)
-        if isinstance(spec, TokensSpec):
+        if isinstance(spec, (TokensSpec, ChatTokensSpec)):
             return (spec.corpus, spec.tokenizer)
         if isinstance(spec, ModelSpec):
             return (spec.tokens,)
@@ -91,6 +92,12 @@ ASSETS: dict[str, Asset] = {
             tokens="tokens-gpt2-keyed", gpt=_gpt2(12, 12, 768), device="cuda", threads=None, seed_label="assets/model/gpu-large",
             train=TrainConfig(steps=1500, batch_size=16, learning_rate=6e-4, warmup_steps=100, precision="bf16", log_interval=50, eval_interval=500, eval_batches=20),
         ), "GPT-2-small shape (12-layer d768, 124M) on GPT-2 tokens, bf16 (fix_embedding gpu pretrains this recipe at set-up under seeds of its own)"),
+        Asset("tokens-gpt2-chat", "tokens", ChatTokensSpec(corpus="corpus-keyed", tokenizer="tokenizer-gpt2"),
+              "keyed corpus as GPT-2 tokens, with question-and-answer text from its train split (qa_text.py) as 30% of train (finetune_gpt2_qa gpu)"),
+        Asset("gpu-chat", "model", ModelSpec(
+            tokens="tokens-gpt2-chat", gpt=_gpt2(12, 12, 768), device="cuda", threads=None, seed_label="assets/model/gpu-chat",
+            train=TrainConfig(steps=2000, batch_size=16, learning_rate=6e-4, warmup_steps=100, precision="bf16", log_interval=50, eval_interval=1000, eval_batches=20),
+        ), "GPT-2-small shape (124M) pretrained on tokens-gpt2-chat: knows what an answer looks like (finetune_gpt2_qa gpu's policy)"),
         Asset("corpus-tiny", "corpus", CorpusSpec(max_docs_per_source=200, val_fraction=0.05, test_fraction=0.05), "the first 200 documents of each source (tests)"),
         Asset("corpus-tiny-keyed", "corpus", KeyedSplitSpec(corpus="corpus-tiny"), "the tiny corpus split under the installation key's secret (tests)"),
         Asset("tokenizer-bpe512-tiny", "tokenizer", BpeTokenizerSpec(corpus="corpus-tiny-keyed", vocab_size=512), "byte-level BPE, 512 ids (tests)"),
@@ -108,7 +115,7 @@ ASSETS: dict[str, Asset] = {
 
 VARIANTS: dict[str, tuple[str, ...]] = {
     "mini": ("corpus", "corpus-keyed", "tokenizer-gpt2", "tokenizer-bpe4k", "tokens-gpt2", "tokens-bpe4k", "mini-small", "mini-large", "tokens-bpe1k"),
-    "gpu": ("corpus", "corpus-keyed", "tokenizer-gpt2", "tokens-gpt2", "tokens-gpt2-keyed", "gpu-small", "gpu-large"),
+    "gpu": ("corpus", "corpus-keyed", "tokenizer-gpt2", "tokens-gpt2", "tokens-gpt2-keyed", "gpu-small", "gpu-large", "tokens-gpt2-chat", "gpu-chat"),
     "tiny": ("corpus-tiny", "corpus-tiny-keyed", "tokenizer-bpe512-tiny", "tokens-bpe512-tiny", "tiny"),
 }
 
