@@ -114,13 +114,13 @@ export function defineFinetuneGpt2Qa(options: FinetuneGpt2QaOptions = {}) {
 }
 
 /**
- * The registered family. mini and gpu run end to end, but under a judge that form cannot game their policies
- * (2.6M and 124M parameters, pretrained on the project's corpus) are almost never on the topic, so neither the
- * start nor the reference moves the score from about 0.5: neither is offered (README.md, "Status", item 0).
+ * The registered family, with neither variant offered (README.md, "Status"). mini needs a policy that can answer:
+ * the 2.6M shape cannot even with 65M tokens, and the 12M shape that can takes hours to pretrain on 2 cores.
+ * gpu has such a policy (`gpu-chat`) but no tuned reference and no calibration yet.
  */
 export const family = defineFinetuneGpt2Qa({
   unavailable: {
-    mini: "finetune_gpt2_qa/mini is blocked on its policy: under the fixed judge the 2.6M policy is on the topic for about 1% of prompts even best-of-8, so the start and the reference both score about 0.496 (see environments/finetune_gpt2_qa/README.md, 'Status', item 0)",
-    gpu: "finetune_gpt2_qa/gpu is blocked on its policy as mini is (start 0.494, reference 0.492 on an H200) and has run only outside the sandbox (see environments/finetune_gpt2_qa/README.md, 'Status')",
+    mini: "finetune_gpt2_qa/mini is blocked on its policy: the 2.6M policy is on the topic for about 1% of prompts even best-of-8, so the start and the reference both score about 0.496; a 12M policy that answers takes about 8 hours to pretrain on 2 cores (see environments/finetune_gpt2_qa/README.md, 'Status' and 'Policy probe')",
+    gpu: "finetune_gpt2_qa/gpu is not calibrated: its policy gpu-chat answers (on the topic in 16 to 27% of best-of-8 groups), but the reference has gained only 0.01 over the start so far, and it has run only outside the sandbox (see environments/finetune_gpt2_qa/README.md, 'Status', item 5)",
   },
 });

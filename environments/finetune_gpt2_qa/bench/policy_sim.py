@@ -9,7 +9,9 @@
    60% of the answers right), as a ``ChatTokensSpec`` asset would be.
 2. The set-up's parts: 20,000 visible and ``--hidden`` hidden tasks, the two references (the base's responses;
    the base after 150 SFT steps on the visible tasks' true answers), the rubric judge in process.
-3. Scores, as the grader does (the judge's win probability against both references, averaged): the base at
+3. How often the base is on the topic: the first of 8 samples at temperature 1.0 (top-k 40, 16 tokens), any of
+   them, and one of them correct (the README's shape table; ``--policy-only`` stops there).
+4. Scores, as the grader does (the judge's win probability against both references, averaged): the base at
    its own settings and at the reference's; the starting solution (4 steps of 32 pairs, SFT on winners); the
    reference's recipe (best-of-8 by knockout, winners kept when they beat "Hello." in 3 verdicts, SFT) after
    every second round, with the judged pairs it used. Each score line gives, per kind, the hidden prompts on
@@ -94,6 +96,7 @@ def main() -> None:
     p.add_argument("--hidden", type=int, default=500)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--save", type=Path, help="write the pretrained policy here")
+    p.add_argument("--policy-only", action="store_true", help="stop after the policy's on-topic rates (README's shape table)")
     args = p.parse_args()
     device = "cuda" if torch.cuda.is_available() else "cpu"
     corpus, tok_dir = args.data / "corpus", args.data / "tok"
@@ -140,6 +143,14 @@ def main() -> None:
         for t, r in list(zip(hidden, responses))[:5]:
             print(f"    {t.instruction} => {r!r}")
 
+    draws = [sample(base, tok, prompts, GenerationSettings.parse(EXPLORE), seed=100 + i) for i in range(8)]
+    parts = [[grader.parts(t.prompt, d[i]) for d in draws] for i, t in enumerate(hidden)]
+    single = sum(ps[0]["on_topic"] > 0 for ps in parts) / len(hidden)
+    any_of_8 = sum(any(x["on_topic"] > 0 for x in ps) for ps in parts) / len(hidden)
+    correct = sum(any(x["correctness"] >= 0.99 for x in ps) for ps in parts) / len(hidden)
+    print(f"ON THE TOPIC ({args.layers}-layer d{args.embd}, {args.steps * 64 * 128 / 1e6:.1f}M tokens): single {single:.1%}, any of 8 {any_of_8:.1%}, correct in one of 8 {correct:.1%}", flush=True)
+    if args.policy_only:
+        return
     visible_prompts = [t.prompt for t in visible]
     score(base, START, "base")
     score(base, SCORING, "base at the reference's settings")
