@@ -29,15 +29,23 @@ export type TaskId = z.infer<typeof TaskId>;
 export const RunId = z.string().regex(/^r[0-9a-z]{8,}$/, "a run id looks like r0mfx3k2a9c1b7e");
 export type RunId = z.infer<typeof RunId>;
 
-/** A new run id: time-ordered (base-36 milliseconds) with 40 random bits, so ids sort by creation. */
-export function newRunId(now: number = Date.now()): RunId {
-  const time = now.toString(36).padStart(9, "0");
-  const random = BigInt(`0x${randomBytes(5).toString("hex")}`)
-    .toString(36)
-    .padStart(8, "0");
-  return `r${time}${random}`;
-}
+let lastId = { time: -1, random: 0n };
 
+/**
+ * A new run id: time-ordered (base-36 milliseconds) with 40 random bits, so ids sort by creation. Within one
+ * process they are monotonic: an id made in the same millisecond as the one before (or with a clock that went
+ * back) takes that id's time and its random part plus one, as a monotonic ULID does, so a store that breaks
+ * ties of its creation times by id lists those runs in the order they were made.
+ */
+export function newRunId(now: number = Date.now()): RunId {
+  let random = BigInt(`0x${randomBytes(5).toString("hex")}`);
+  if (now <= lastId.time) {
+    now = lastId.time;
+    random = lastId.random + 1n;
+  }
+  lastId = { time: now, random };
+  return `r${now.toString(36).padStart(9, "0")}${random.toString(36).padStart(8, "0")}`;
+}
 export const ParticipantKind = z.enum(["agent", "human"]);
 export type ParticipantKind = z.infer<typeof ParticipantKind>;
 
