@@ -120,7 +120,7 @@ export function defineFinetuneGpt2Qa(options: FinetuneGpt2QaOptions = {}) {
  */
 export const family = defineFinetuneGpt2Qa({
   unavailable: {
-    mini: "finetune_gpt2_qa/mini is blocked on its policy: the 2.6M policy is on the topic for about 1% of prompts even best-of-8, so the start and the reference both score about 0.496; a 12M policy that answers takes about 8 hours to pretrain on 2 cores (see environments/finetune_gpt2_qa/README.md, 'Status' and 'Policy probe')",
+    mini: "finetune_gpt2_qa/mini is blocked on its policy: the 2.6M policy is on the topic for about 1% of prompts even best-of-8, so the start and the reference both score about 0.496; a 12M policy that answers takes about 6 hours to pretrain on 2 cores (see environments/finetune_gpt2_qa/README.md, 'Status' and 'Policy probe')",
     gpu: "finetune_gpt2_qa/gpu is not calibrated: its policy gpu-chat answers (on the topic in 16 to 27% of best-of-8 groups), but the reference has gained only 0.01 over the start so far, and it has run only outside the sandbox (see environments/finetune_gpt2_qa/README.md, 'Status', item 5)",
   },
 });
