@@ -27,10 +27,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from rebench_env.assets.qa_text import ELEMENTS_CSV, elements, gloss_of, read_sources  # noqa: F401 - the sources and the table the tasks are drawn from
+from rebench_env.assets.qa_text import ELEMENTS_CSV, elements, read_sources  # noqa: F401 - the sources and the table the tasks are drawn from
 from rebench_env.chat import ALPACA
 
-HERE = Path(__file__).resolve().parent
 KINDS = ("arithmetic", "element", "transform", "define", "verse")
 WORD = re.compile(r"[A-Za-z]+")
 INTEGER = re.compile(r"-?\d+")
@@ -143,8 +142,6 @@ def correctness(task: Task, response: str) -> float:
         return f1([w for w in said[: len(truth) + 2] if w not in KJV_COMMON], rare)
     raise ValueError(f"unknown task kind {task.kind!r}")
 
-
-# --- sources -----------------------------------------------------------------------------------------
 
 # --- generation --------------------------------------------------------------------------------------
 

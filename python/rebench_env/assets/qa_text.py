@@ -77,8 +77,8 @@ def gloss_of(text: str) -> str | None:
 
 
 def read_sources(corpus: Path, split: str, limit_words: int = 4000, limit_verses: int = 4000) -> dict[str, list[Any]]:
-    """Definitions (headword, gloss), words and verses of one split of a corpus asset, and its plain passages
-    (KJV, GCIDE and Jargon File documents, for the copy kinds)."""
+    """Definitions (headword, gloss), words for transforms, and verses from one split of a corpus asset
+    (finetune_gpt2_qa's tasks are drawn from them too)."""
     definitions: list[tuple[str, str]] = []
     vocab: list[str] = []
     verses: list[str] = []
