@@ -46,6 +46,7 @@ export function newRunId(now: number = Date.now()): RunId {
   lastId = { time: now, random };
   return `r${now.toString(36).padStart(9, "0")}${random.toString(36).padStart(8, "0")}`;
 }
+
 export const ParticipantKind = z.enum(["agent", "human"]);
 export type ParticipantKind = z.infer<typeof ParticipantKind>;
 
