@@ -42,6 +42,7 @@ from rebench_env.assets.tokenizer_builder import (
     tokenizers_threads,
 )
 from rebench_env.assets.qa_text import ChatTokensSpec, build_chat_tokens
+from rebench_env.assets.shipped import ShippedSpec, install, manifest_of
 from rebench_env.assets.tokens_builder import TokensSpec, build_tokens
 from rebench_env.secrets import derived_secret, key_fingerprint
 
@@ -89,7 +90,10 @@ def _spec_json(asset: Asset) -> dict[str, Any]:
 
 def compute_inputs(asset: Asset, dep_keys: dict[str, str], options: BuildOptions) -> dict[str, Any]:
     """Everything the asset is built from (raises SourceMissingError / InputsMissingError if unreadable)."""
-    code = CODE[asset.kind] + SPEC_CODE.get(type(asset.spec), []) + (KEYED_CODE[type(asset.spec)] if is_keyed(asset) else [])
+    if isinstance(asset.spec, ShippedSpec):  # built elsewhere: only its installer's code and its files count
+        code = ["assets/shipped.py"]
+    else:
+        code = CODE[asset.kind] + SPEC_CODE.get(type(asset.spec), []) + (KEYED_CODE[type(asset.spec)] if is_keyed(asset) else [])
     inputs: dict[str, Any] = {
         "kind": asset.kind,
         "spec": _spec_json(asset),
@@ -117,6 +121,11 @@ def compute_inputs(asset: Asset, dep_keys: dict[str, str], options: BuildOptions
         import torch
 
         inputs["torch"] = torch.__version__.split("+")[0]
+    elif isinstance(spec, ShippedSpec):
+        try:
+            inputs["files"] = {n: f["sha256"] for n, f in manifest_of(spec)["files"].items()}
+        except FileNotFoundError as missing:
+            raise InputsMissingError(str(missing)) from None
     return inputs
 
 
@@ -141,6 +150,8 @@ def _builder(asset: Asset, store: AssetStore, options: BuildOptions) -> Callable
         return lambda out: build_chat_tokens(
             spec, store.path(spec.corpus), store.path(spec.tokenizer), out, progress, options.threads
         )
+    if isinstance(spec, ShippedSpec):
+        return lambda out: install(spec, out, progress)
     if isinstance(spec, ModelSpec):
         if spec.seed_label is not None:
             seeded = with_secret_seeds(spec, derived_secret(spec.seed_label, options.home))
