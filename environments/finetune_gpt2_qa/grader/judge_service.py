@@ -10,6 +10,9 @@ past it is refused whole. Every request is appended to ``judge/calls.jsonl`` in 
     python judge_service.py --socket /tmp/rebench-gpt2-qa/judge.sock --state /protected/state \
         --assets /protected/assets --log /protected/judge/calls.jsonl --budget 20000
 
+The paper variant judges with an LLM instead of the rubric: ``--openai paper-inputs/judge.json`` (an
+OpenAI-compatible endpoint, ``openai_judge.OpenAIJudge.from_config``; no ``--state`` or ``--assets``).
+
 Protocol (one JSON line each way): ``{"prompts": [...], "pairs": [[first, second], ...]}`` ->
 ``{"type": "verdicts", "verdicts": [true when first is preferred, ...], "used": N, "budget": B}`` or
 ``{"type": "refused", "reason": ...}``; ``{"type": "ping"}`` -> ``{"type": "pong", "used", "budget"}``.
@@ -124,13 +127,24 @@ def ping(socket_path: str, timeout: float = 5.0) -> dict[str, Any] | None:
         return None
 
 
-def serve(args: argparse.Namespace) -> None:
+def load_service_judge(args: argparse.Namespace) -> Any:
+    """The rubric judge of ``--state`` and ``--assets``, or with ``--openai`` the LLM endpoint of that ``judge.json``."""
+    if args.openai:
+        from openai_judge import OpenAIJudge
+
+        return OpenAIJudge.from_config(Path(args.openai))
+    if not (args.state and args.assets):
+        raise SystemExit("the rubric judge needs --state and --assets (or --openai for an LLM endpoint)")
     torch_threads = int(os.environ.get("REBENCH_JUDGE_THREADS", "1"))
     import torch
 
     torch.set_num_threads(torch_threads)
     tasks = {t.prompt: t for t in read_tasks(Path(args.state) / "visible_tasks.jsonl")}
-    judge = load_judge(Path(args.assets) / args.lm / "model.pt", Path(args.assets) / args.tokenizer, tasks)
+    return load_judge(Path(args.assets) / args.lm / "model.pt", Path(args.assets) / args.tokenizer, tasks)
+
+
+def serve(args: argparse.Namespace) -> None:
+    judge = load_service_judge(args)
     sock = Path(args.socket)
     sock.parent.mkdir(parents=True, exist_ok=True)
     sock.parent.chmod(0o755)
@@ -148,8 +162,9 @@ def serve(args: argparse.Namespace) -> None:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--socket", default=SOCKET)
-    p.add_argument("--state", required=True, help="folder with visible_tasks.jsonl")
-    p.add_argument("--assets", required=True, help="folder with the reference LM and tokenizer assets")
+    p.add_argument("--state", help="folder with visible_tasks.jsonl (the rubric judge)")
+    p.add_argument("--assets", help="folder with the reference LM and tokenizer assets (the rubric judge)")
+    p.add_argument("--openai", help="judge.json of an OpenAI-compatible endpoint (paper): judge with that LLM instead of the rubric")
     p.add_argument("--lm", default="mini-small")
     p.add_argument("--tokenizer", default="tokenizer-bpe4k")
     p.add_argument("--log", required=True)
