@@ -28,7 +28,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -42,10 +41,9 @@ from rebench_env.secrets import environment_secret, environment_seed
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import judge_service  # noqa: E402
 import paper  # noqa: E402
 from openai_judge import OpenAIJudge  # noqa: E402
-from setup import chown_tree, run_starting_solution  # noqa: E402
+from setup import chown_tree, run_starting_solution, start_service  # noqa: E402
 
 
 def log(line: str) -> None:
@@ -117,32 +115,8 @@ def probe_judge(protected: Path) -> dict[str, Any]:
 
 def start_paper_judge(protected: Path, profile: paper.PaperProfile, timeout_s: float = 120.0) -> dict[str, Any]:
     """The judge service with the endpoint of ``paper-inputs/judge.json``, detached, as the protected directory's owner."""
-    owner = protected.stat()
-    folder = protected / "judge"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    socket_path = os.environ.get("REBENCH_GPT2_QA_JUDGE", judge_service.SOCKET)
-    argv = [sys.executable, str(HERE / "judge_service.py"), "--socket", socket_path, "--openai", str(protected / paper.JUDGE_CONFIG),
-            "--log", str(folder / "calls.jsonl"), "--budget", str(profile.budget)]  # fmt: skip
-    switch: dict[str, Any] = {}
-    if os.geteuid() == 0:
-        os.chown(folder, owner.st_uid, owner.st_gid)
-        if owner.st_uid != 0:
-            switch = {"user": owner.st_uid, "group": owner.st_gid, "extra_groups": []}
-    output = folder / "service.log"
-    with open(output, "ab") as out:
-        if os.geteuid() == 0:
-            os.chown(output, owner.st_uid, owner.st_gid)
-        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, cwd=protected, start_new_session=True,
-                                 env={**os.environ, "HOME": str(protected)}, umask=0o077, **switch)  # fmt: skip
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        pong = judge_service.ping(socket_path, timeout=2.0)
-        if pong is not None:
-            return {"pid": child.pid, **pong}
-        if child.poll() is not None:
-            break
-        time.sleep(0.2)
-    raise RuntimeError(f"the judge service did not start (exit {child.poll()}): {output.read_text(errors='replace')[-2000:]}")
+    log_file = protected / "judge" / "calls.jsonl"
+    return start_service(protected, ["--openai", str(protected / paper.JUDGE_CONFIG), "--log", str(log_file), "--budget", str(profile.budget)], timeout_s)
 
 
 def setup(profile: paper.PaperProfile, protected: Path, workspace: Path, start: bool = True) -> dict[str, Any]:

@@ -81,20 +81,34 @@ def make_references(profile: Profile, protected: Path, assets: Path, state: Path
     return {"sft_final_loss": losses[-1] if losses else None}
 
 
+def copy_tokenizer(asset: Path, dest: Path) -> None:
+    """A tokenizer's own files (``meta.json`` and the file it names): mini's policy asset holds its tokenizer beside the weights."""
+    dest.mkdir(exist_ok=True)
+    for name in ("meta.json", json.loads((asset / "meta.json").read_text())["file"]):
+        shutil.copyfile(asset / name, dest / name)
+
+
 def chown_tree(root: Path, uid: int, gid: int) -> None:
     for path in [root, *root.rglob("*")]:
         os.lchown(path, uid, gid)
 
 
 def start_judge(protected: Path, profile: Profile, timeout_s: float = 120.0) -> dict[str, Any]:
-    """Start the judge service detached, as the protected directory's owner, and wait until it answers."""
+    """The rubric judge service (``judge_service.py``), detached, as the protected directory's owner; waits until it answers."""
+    folder = protected / "judge"
+    return start_service(protected, ["--state", str(protected / "state"), "--assets", str(protected / "assets"), "--lm", profile.lm,
+                                     "--tokenizer", profile.judge_tokenizer, "--log", str(folder / "calls.jsonl"),
+                                     "--budget", str(profile.budget)], timeout_s)  # fmt: skip
+
+
+def start_service(protected: Path, args: list[str], timeout_s: float = 120.0) -> dict[str, Any]:
+    """``judge_service.py ARGS`` on the run's socket, detached, as the protected directory's owner (mini's rubric,
+    paper's endpoint); waits until it answers. Its output goes to ``judge/service.log``."""
     owner = protected.stat()
     folder = protected / "judge"
     folder.mkdir(mode=0o700, exist_ok=True)
     socket_path = os.environ.get("REBENCH_GPT2_QA_JUDGE", judge_service.SOCKET)
-    argv = [sys.executable, str(HERE / "judge_service.py"), "--socket", socket_path, "--state", str(protected / "state"),
-            "--assets", str(protected / "assets"), "--lm", profile.lm, "--tokenizer", profile.tokenizer,
-            "--log", str(folder / "calls.jsonl"), "--budget", str(profile.budget)]  # fmt: skip
+    argv = [sys.executable, str(HERE / "judge_service.py"), "--socket", socket_path, *args]
     switch: dict[str, Any] = {}
     if os.geteuid() == 0:
         os.chown(folder, owner.st_uid, owner.st_gid)
@@ -145,13 +159,13 @@ def setup(profile: Profile, protected: Path, workspace: Path, start: bool = True
     (state / "grading.json").write_text(json.dumps(grading, indent=1) + "\n")
     (workspace / "base_model").mkdir(exist_ok=True)
     shutil.copyfile(assets / profile.policy / "model.pt", workspace / "base_model" / "model.pt")
-    shutil.copytree(assets / profile.tokenizer, workspace / "tokenizer", dirs_exist_ok=True)
+    copy_tokenizer(assets / profile.tokenizer, workspace / "tokenizer")
     shutil.copyfile(taskgen.ELEMENTS_CSV, workspace / "elements.csv")
     with open(workspace / "prompts.jsonl", "w", encoding="utf-8") as f:
         for t in visible:
             f.write(json.dumps({"id": t.id, "kind": t.kind, "instruction": t.instruction, "prompt": t.prompt}) + "\n")
     for name in (profile.policy, profile.corpus):
-        if name not in (profile.lm, profile.tokenizer):
+        if name not in (profile.lm, profile.tokenizer, profile.judge_tokenizer):
             shutil.rmtree(assets / name, ignore_errors=True)
     home = workspace.stat()
     chown_tree(workspace, home.st_uid, home.st_gid)
