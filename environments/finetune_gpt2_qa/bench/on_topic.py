@@ -1,7 +1,7 @@
 """How often a policy says something about the prompt: the signal best-of-k and the judge can work with.
 
     python environments/finetune_gpt2_qa/bench/on_topic.py --state PROTECTED/state --assets PROTECTED/assets \
-        --model MODEL.pt [--lm mini-small --tokenizer tokenizer-bpe4k] [--k 8] [--prompts 500] [--out on_topic.json]
+        --model MODEL.pt [--tokenizer mini-chat --lm mini-small --lm-tokenizer tokenizer-bpe4k] [--k 8] [--prompts 500] [--out on_topic.json]
 
 Samples ``--k`` responses (temperature 1.0, top-k 40, 16 new tokens) to each of the first ``--prompts``
 hidden prompts of a set-up run and prints, per kind of task, how many single responses and how many
@@ -37,7 +37,8 @@ def main() -> None:
     p.add_argument("--assets", required=True, type=Path)
     p.add_argument("--model", required=True, type=Path)
     p.add_argument("--lm", default="mini-small")
-    p.add_argument("--tokenizer", default="tokenizer-bpe4k")
+    p.add_argument("--tokenizer", default="mini-chat", help="the policy's tokenizer")
+    p.add_argument("--lm-tokenizer", help="the reference LM's tokenizer (default: --tokenizer)")
     p.add_argument("--k", type=int, default=8)
     p.add_argument("--prompts", type=int, default=500)
     p.add_argument("--out", type=Path)
@@ -46,7 +47,7 @@ def main() -> None:
     tasks = list(read_tasks(args.state / "hidden_tasks.jsonl"))[: args.prompts]
     tok = load_tokenizer(args.assets / args.tokenizer)
     model = load_gpt(args.model).to("cuda" if torch.cuda.is_available() else "cpu")
-    judge = load_judge(args.assets / args.lm / "model.pt", args.assets / args.tokenizer, {t.prompt: t for t in tasks})
+    judge = load_judge(args.assets / args.lm / "model.pt", args.assets / (args.lm_tokenizer or args.tokenizer), {t.prompt: t for t in tasks})
     settings = GenerationSettings.parse({"temperature": 1.0, "top_k": 40, "max_new_tokens": 16})
     draws = [sample(model, tok, [t.prompt for t in tasks], settings, seed=i) for i in range(args.k)]
     single, any_of_k, prompts = collections.Counter(), collections.Counter(), collections.Counter()

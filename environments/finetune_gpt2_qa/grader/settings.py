@@ -19,6 +19,7 @@ class Profile:
     lm: str
     """Asset of the judge's reference LM (fluency), never handed out."""
     tokenizer: str
+    """Asset of the policy's tokenizer (handed out)."""
     corpus: str
     visible: int
     hidden: int
@@ -36,10 +37,16 @@ class Profile:
     device: str = "cpu"
     threads: int = 2
     batch_size: int = 64
+    lm_tokenizer: str = ""
+    """Asset of the reference LM's tokenizer, when it is not the policy's (mini: the shipped policy has its own)."""
+
+    @property
+    def judge_tokenizer(self) -> str:
+        return self.lm_tokenizer or self.tokenizer
 
     @property
     def assets(self) -> list[str]:
-        return [self.policy, self.lm, self.tokenizer, self.corpus]
+        return list(dict.fromkeys([self.policy, self.lm, self.tokenizer, self.judge_tokenizer, self.corpus]))
 
 
 PROFILES = {
