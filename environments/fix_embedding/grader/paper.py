@@ -20,24 +20,15 @@ Canary 3ee46a69-d686-429f-ab44-10670a28e35b: rebench environment file; keep out 
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any, Mapping
 
 import torch
 
 from rebench_env.gpt import GPT, GPTConfig
 from rebench_env.openwebtext import prepare_openwebtext, write_splits, write_token_file  # noqa: F401 (shared with restricted_mlm)
+from rebench_env.hf_models import hf_source
 
 CONV1D = ("attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight")
-
-
-def hf_source(name: str) -> str:
-    """A local folder for ``name`` under ``$REBENCH_HF_MODELS``, else ``name`` itself (hub id or path)."""
-    root = os.environ.get("REBENCH_HF_MODELS")
-    if root and (Path(root) / name).is_dir():
-        return str(Path(root) / name)
-    return name
 
 
 def convert_gpt2_state(hf_state: Mapping[str, torch.Tensor], hf_config: Any) -> dict[str, Any]:
