@@ -112,6 +112,22 @@ def _step(model: torch.nn.Module, idx: torch.Tensor, cache: list[tuple[torch.Ten
     return model.lm_head(tr.ln_f(x[:, -1, :])).float()
 
 
+def next_tokens(logits: torch.Tensor, settings: GenerationSettings, step: int, eot: int, done: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """One decoding step's tokens (batch, 1) from the last position's ``logits``: end-of-text barred before
+    ``min_new_tokens``, greedy at temperature 0, else drawn after top-k / top-p; rows already ``done`` get
+    end-of-text, and rows that end now are marked in ``done`` (in place)."""
+    if step < settings.min_new_tokens:
+        logits[:, eot] = -math.inf
+    if settings.temperature <= 0:
+        nxt = logits.argmax(dim=-1, keepdim=True)
+    else:
+        probs = F.softmax(_filter(logits / settings.temperature, settings), dim=-1)
+        nxt = torch.multinomial(probs, 1, generator=generator)
+    nxt = torch.where(done[:, None], torch.full_like(nxt, eot), nxt)
+    done |= nxt[:, 0] == eot
+    return nxt
+
+
 @torch.no_grad()
 def sample(
     model: torch.nn.Module,
@@ -147,15 +163,7 @@ def sample(
         cache: list[tuple[torch.Tensor, torch.Tensor]] = []
         logits = _step(model, idx, cache, 0)
         for step in range(settings.max_new_tokens):
-            if step < settings.min_new_tokens:
-                logits[:, eot] = -math.inf
-            if settings.temperature <= 0:
-                nxt = logits.argmax(dim=-1, keepdim=True)
-            else:
-                probs = F.softmax(_filter(logits / settings.temperature, settings), dim=-1)
-                nxt = torch.multinomial(probs, 1, generator=generator)
-            nxt = torch.where(done[:, None], torch.full_like(nxt, eot), nxt)
-            done |= nxt[:, 0] == eot
+            nxt = next_tokens(logits, settings, step, eot, done, generator)
             new = torch.cat((new, nxt), dim=1)
             if bool(done.all()) or step == settings.max_new_tokens - 1:
                 break

@@ -14,13 +14,11 @@ to leave room for ``max_new_tokens``.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Sequence
 
 import torch
-import torch.nn.functional as F
 
-from rebench_env.chat import GenerationSettings, _filter, end_response
+from rebench_env.chat import GenerationSettings, end_response, next_tokens
 
 
 def context_length(model: torch.nn.Module) -> int:
@@ -57,15 +55,7 @@ def sample(
         new = torch.empty((len(chunk), 0), dtype=torch.long, device=device)
         done = torch.zeros(len(chunk), dtype=torch.bool, device=device)
         for step in range(settings.max_new_tokens):
-            if step < settings.min_new_tokens:
-                logits[:, eos] = -math.inf
-            if settings.temperature <= 0:
-                nxt = logits.argmax(dim=-1, keepdim=True)
-            else:
-                probs = F.softmax(_filter(logits / settings.temperature, settings), dim=-1)
-                nxt = torch.multinomial(probs, 1, generator=generator)
-            nxt = torch.where(done[:, None], torch.full_like(nxt, eos), nxt)
-            done |= nxt[:, 0] == eos
+            nxt = next_tokens(logits, settings, step, eos, done, generator)
             new = torch.cat((new, nxt), dim=1)
             if bool(done.all()) or step == settings.max_new_tokens - 1:
                 break

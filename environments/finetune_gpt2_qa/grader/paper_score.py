@@ -24,7 +24,6 @@ Canary dcc63ee1-bf38-4ac8-8730-70e6939b4951: rebench environment file; keep out 
 from __future__ import annotations
 
 import json
-import os
 import random
 import sys
 import time
@@ -39,10 +38,10 @@ from rebench_env.result import grader_main, outcome_error, outcome_invalid, outc
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import judge_service  # noqa: E402
 import paper  # noqa: E402
 from openai_judge import OpenAIJudge  # noqa: E402
-from score import Refused, agent_settings, scoring_seed  # noqa: E402
+from paper_setup import start_paper_judge  # noqa: E402
+from score import Refused, agent_settings, judge_state, scoring_seed  # noqa: E402
 
 SOLUTION = Path("finetuned_model")
 MAX_FAILED = 0.01  # the share of pairs without an answer above which a call is the endpoint's failure, not a score
@@ -50,20 +49,6 @@ MAX_FAILED = 0.01  # the share of pairs without an answer above which a call is 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def judge_state(protected: Path, profile: paper.PaperProfile) -> dict[str, Any]:
-    """The judge service's use in this run (and a restart if it stopped answering)."""
-    socket_path = os.environ.get("REBENCH_GPT2_QA_JUDGE", judge_service.SOCKET)
-    state: dict[str, Any] = {"calls": judge_service.summary(protected / "judge" / "calls.jsonl")}
-    if judge_service.ping(socket_path) is None:
-        from paper_setup import start_paper_judge
-
-        try:
-            state["restarted"] = start_paper_judge(protected, profile)
-        except (OSError, RuntimeError) as error:
-            state["restart_error"] = str(error)[-500:]
-    return state
 
 
 def score(workspace: Path, protected: Path, hidden_task: bool) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
@@ -75,7 +60,7 @@ def score(workspace: Path, protected: Path, hidden_task: bool) -> tuple[dict[str
         return outcome_error("the environment's set-up did not run (no state/grading.json)"), {}, {}
     profile = paper.PROFILES[grading["profile"]]
     torch.set_num_threads(profile.threads)
-    details: dict[str, Any] = {"profile": profile.name, "judge_service": judge_state(protected, profile)}
+    details: dict[str, Any] = {"profile": profile.name, "judge_service": judge_state(protected, lambda: start_paper_judge(protected, profile))}
     try:
         model, weights_sha256 = paper.load_submission(workspace / SOLUTION, grading["config"], profile.device, profile.torch_dtype)
         settings = agent_settings(workspace, grading["max_new_tokens"])

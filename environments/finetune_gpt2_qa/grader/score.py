@@ -32,7 +32,7 @@ import stat
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
@@ -48,6 +48,7 @@ sys.path.insert(0, str(HERE))
 import judge_service  # noqa: E402
 from judge import load_judge  # noqa: E402
 from settings import PROFILES  # noqa: E402
+from setup import start_judge  # noqa: E402
 from tasks import read_tasks  # noqa: E402
 
 SOLUTION = Path("finetuned_model") / "model.pt"
@@ -127,15 +128,13 @@ def agent_settings(workspace: Path, limit: int) -> GenerationSettings:
             raise Refused(f"generation settings refused: {error}") from None
 
 
-def judge_state(protected: Path, grading: dict[str, Any]) -> dict[str, Any]:
-    """The judge service's use in this run (and a restart if it stopped answering)."""
+def judge_state(protected: Path, restart: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The judge service's use in this run, and ``restart()`` (which starts it again) if it stopped answering."""
     socket_path = os.environ.get("REBENCH_GPT2_QA_JUDGE", judge_service.SOCKET)
     state: dict[str, Any] = {"calls": judge_service.summary(protected / "judge" / "calls.jsonl")}
     if judge_service.ping(socket_path) is None:
-        from setup import start_judge
-
         try:
-            state["restarted"] = start_judge(protected, PROFILES[grading["profile"]])
+            state["restarted"] = restart()
         except (OSError, RuntimeError) as error:
             state["restart_error"] = str(error)[-500:]
     return state
@@ -150,7 +149,7 @@ def score(workspace: Path, protected: Path, hidden_task: bool) -> tuple[dict[str
         return outcome_error("the environment's set-up did not run (no state/grading.json)"), {}, {}
     profile = PROFILES[grading["profile"]]
     torch.set_num_threads(profile.threads)
-    details: dict[str, Any] = {"profile": profile.name, "judge_service": judge_state(protected, grading)}
+    details: dict[str, Any] = {"profile": profile.name, "judge_service": judge_state(protected, lambda: start_judge(protected, profile))}
     base_bytes = (workspace / "base_model" / "model.pt").stat().st_size if (workspace / "base_model" / "model.pt").is_file() else 64 * 2**20
     try:
         model, weights_sha256 = load_submission(workspace, grading["architecture"], max(4 * base_bytes, 2**20))
