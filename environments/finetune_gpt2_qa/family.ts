@@ -21,14 +21,14 @@ import { paperInstructions } from "./paper-instructions.js";
 /** grader/settings.py's profiles as the instructions and the staged assets need them. */
 export const PROFILES: Readonly<Record<string, VariantText & { assets: readonly string[] }>> = {
   mini: {
-    policy: "a small pretrained GPT (4 layers, d192, 2.6M parameters, 4k-BPE, context 128)",
+    policy: "a small pretrained GPT (6 layers, d384, 12M parameters, 4k-BPE, context 128)",
     judge: "a rubric-based judge service: no LLM is available on this machine",
     visible: 20000,
     hidden: 1000,
     budget: 20000,
     maxNewTokens: 32,
     hardware: "The machine has 2 CPU cores and no GPU.",
-    assets: ["mini-large", "mini-small", "tokenizer-bpe4k", "corpus-keyed"],
+    assets: ["mini-chat", "mini-small", "tokenizer-bpe4k", "corpus-keyed"],
   },
   gpu: {
     policy: "a pretrained GPT (GPT-2-small shape, 124M parameters, GPT-2 BPE, context 1024)",
@@ -110,7 +110,7 @@ export function defineFinetuneGpt2Qa(options: FinetuneGpt2QaOptions = {}) {
     moduleUrl: options.moduleUrl ?? import.meta.url,
     variants: {
       mini: {
-        scale: "2-core CPU: a 2.6M-parameter pretrained GPT, generated instructions with checkable intent, a local rubric judge",
+        scale: "2-core CPU: a 12M-parameter pretrained GPT (shipped: pretrained on a GPU), generated instructions with checkable intent, a local rubric judge",
         resources: MINI_RESOURCES,
         ...(options.unavailable?.mini
           ? { unavailableReason: options.unavailable.mini }

@@ -50,8 +50,8 @@ class Profile:
 
 
 PROFILES = {
-    "mini": Profile("mini", "mini-large", "mini-small", "tokenizer-bpe4k", "corpus-keyed", visible=20000, hidden=1000, budget=20000,
-                    sft_steps=150, sft_lr=3e-4, max_new_tokens=32, start_steps=4, start_prompts=32),
+    "mini": Profile("mini", "mini-chat", "mini-small", "mini-chat", "corpus-keyed", visible=20000, hidden=1000, budget=20000,
+                    sft_steps=150, sft_lr=3e-4, max_new_tokens=32, start_steps=4, start_prompts=32, lm_tokenizer="tokenizer-bpe4k"),
     "gpu": Profile("gpu", "gpu-chat", "gpu-small", "tokenizer-gpt2", "corpus-keyed", visible=50000, hidden=512, budget=100000,
                    sft_steps=300, sft_lr=1e-4, max_new_tokens=60, start_steps=4, start_prompts=128, device="cuda", batch_size=128),
     "tiny": Profile("tiny", "tiny", "tiny", "tokenizer-bpe512-tiny", "corpus-tiny", visible=300, hidden=20, budget=400,

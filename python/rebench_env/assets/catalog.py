@@ -2,7 +2,8 @@
 
 Model sizes are rows here (``mini-small``, ``mini-large``, ``gpu-small``, ``gpu-large``, ``tiny``); an
 environment that needs another size adds a row. ``VARIANTS`` lists what ``rebench assets build --variant V``
-builds; dependencies are added automatically.
+builds; dependencies are added automatically. A size only a GPU can pretrain but a CPU variant needs is
+shipped (``rebench_env.assets.shipped``): ``mini-chat`` is a committed build of the recipe ``mini-chat-build``.
 
 Keyed assets depend on the installation key (``rebench_env.secrets``; their cache key holds
 ``key_fingerprint()``, so another key builds other ones): ``corpus-keyed`` splits the corpus' documents under
@@ -28,13 +29,14 @@ from rebench_env.assets.corpus_builder import CorpusSpec
 from rebench_env.assets.keyed_split import KeyedSplitSpec
 from rebench_env.assets.model_builder import ModelSpec
 from rebench_env.assets.qa_text import ChatTokensSpec
+from rebench_env.assets.shipped import ShippedSpec
 from rebench_env.assets.tokenizer_builder import BpeTokenizerSpec, Gpt2TokenizerSpec
 from rebench_env.assets.tokens_builder import TokensSpec
 from rebench_env.gpt import GPTConfig
 from rebench_env.train import TrainConfig
 
 Kind = Literal["corpus", "tokenizer", "tokens", "model"]
-Spec = Union[CorpusSpec, KeyedSplitSpec, Gpt2TokenizerSpec, BpeTokenizerSpec, TokensSpec, ChatTokensSpec, ModelSpec]
+Spec = Union[CorpusSpec, KeyedSplitSpec, Gpt2TokenizerSpec, BpeTokenizerSpec, TokensSpec, ChatTokensSpec, ModelSpec, ShippedSpec]
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,16 @@ ASSETS: dict[str, Asset] = {
             tokens="tokens-gpt2-chat", gpt=_gpt2(12, 12, 768), device="cuda", threads=None, seed_label="assets/model/gpu-chat",
             train=TrainConfig(steps=2000, batch_size=16, learning_rate=6e-4, warmup_steps=100, precision="bf16", log_interval=50, eval_interval=1000, eval_batches=20),
         ), "GPT-2-small shape (124M) pretrained on tokens-gpt2-chat: knows what an answer looks like (finetune_gpt2_qa gpu's policy)"),
+        Asset("tokenizer-bpe4k-chat", "tokenizer", BpeTokenizerSpec(corpus="corpus", vocab_size=4096),
+              "byte-level BPE, 4,096 ids, trained on the unkeyed corpus (mini-chat's, shipped with it)"),
+        Asset("tokens-bpe4k-chat", "tokens", ChatTokensSpec(corpus="corpus", tokenizer="tokenizer-bpe4k-chat"),
+              "the unkeyed corpus as 4k-BPE tokens, with question-and-answer text from its train split as 30% of train (mini-chat's recipe)"),
+        Asset("mini-chat-build", "model", ModelSpec(
+            tokens="tokens-bpe4k-chat", gpt=_bpe4k(128, 6, 8, 384), threads=2,
+            train=TrainConfig(steps=6000, batch_size=64, learning_rate=1e-3, warmup_steps=100, precision="bf16", log_interval=100, eval_interval=2500, eval_batches=50),
+        ), "6-layer d384 GPT (12M) on tokens-bpe4k-chat, 6,000 steps of 64 x 128 (49M tokens), bf16: the recipe of the shipped mini-chat (about 2.3 hours on 2 cores with AMX; device='cuda' builds it in minutes)"),
+        Asset("mini-chat", "model", ShippedSpec(folder="mini-chat", recipe="mini-chat-build", tokenizer="tokenizer-bpe4k-chat"),
+              "finetune_gpt2_qa mini's policy: a build of mini-chat-build shipped in the repository (int8 weights; model.pt and its tokenizer's files), installed in a second"),
         Asset("corpus-tiny", "corpus", CorpusSpec(max_docs_per_source=200, val_fraction=0.05, test_fraction=0.05), "the first 200 documents of each source (tests)"),
         Asset("corpus-tiny-keyed", "corpus", KeyedSplitSpec(corpus="corpus-tiny"), "the tiny corpus split under the installation key's secret (tests)"),
         Asset("tokenizer-bpe512-tiny", "tokenizer", BpeTokenizerSpec(corpus="corpus-tiny-keyed", vocab_size=512), "byte-level BPE, 512 ids (tests)"),
@@ -114,7 +126,7 @@ ASSETS: dict[str, Asset] = {
 }  # fmt: skip
 
 VARIANTS: dict[str, tuple[str, ...]] = {
-    "mini": ("corpus", "corpus-keyed", "tokenizer-gpt2", "tokenizer-bpe4k", "tokens-gpt2", "tokens-bpe4k", "mini-small", "mini-large", "tokens-bpe1k"),
+    "mini": ("corpus", "corpus-keyed", "tokenizer-gpt2", "tokenizer-bpe4k", "tokens-gpt2", "tokens-bpe4k", "mini-small", "mini-large", "tokens-bpe1k", "mini-chat"),
     "gpu": ("corpus", "corpus-keyed", "tokenizer-gpt2", "tokens-gpt2", "tokens-gpt2-keyed", "gpu-small", "gpu-large", "tokens-gpt2-chat", "gpu-chat"),
     "tiny": ("corpus-tiny", "corpus-tiny-keyed", "tokenizer-bpe512-tiny", "tokens-bpe512-tiny", "tiny"),
 }

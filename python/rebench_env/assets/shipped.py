@@ -157,7 +157,9 @@ def export(spec: ShippedSpec, recipe_dir: Path, tokenizer_dir: Path, out: Path) 
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Run as ``python -m``, this file is ``__main__``: its classes are not the catalog's, so use the module's.
     from rebench_env.assets import asset_path
+    from rebench_env.assets import shipped as this
     from rebench_env.assets.catalog import ASSETS
 
     parser = argparse.ArgumentParser(prog="python -m rebench_env.assets.shipped", description=__doc__.split("\n")[0])
@@ -170,16 +172,16 @@ def main(argv: list[str] | None = None) -> int:
     v.add_argument("name")
     args = parser.parse_args(argv)
     asset = ASSETS.get(args.name)
-    if asset is None or not isinstance(asset.spec, ShippedSpec):
-        shipped = [a.name for a in ASSETS.values() if isinstance(a.spec, ShippedSpec)]
+    if asset is None or not isinstance(asset.spec, this.ShippedSpec):
+        shipped = [a.name for a in ASSETS.values() if isinstance(a.spec, this.ShippedSpec)]
         parser.error(f"{args.name!r} is not a shipped asset (shipped: {', '.join(shipped)})")
     spec = asset.spec
     if args.command == "export":
-        out = args.out or SHIPPED_DIR / spec.folder
-        manifest = export(spec, asset_path(spec.recipe, args.home), asset_path(spec.tokenizer, args.home), out)
+        out = args.out or this.SHIPPED_DIR / spec.folder
+        manifest = this.export(spec, asset_path(spec.recipe, args.home), asset_path(spec.tokenizer, args.home), out)
         print(json.dumps({"out": str(out), "files": manifest["files"]}, indent=1))
     else:
-        manifest = verify(spec)
+        manifest = this.verify(spec)
         print(json.dumps({"ok": True, "files": manifest["files"]}, indent=1))
     return 0
 
