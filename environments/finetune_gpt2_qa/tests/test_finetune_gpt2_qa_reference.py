@@ -1,0 +1,41 @@
+"""The reference solution (reference/reference.zip's best_of_k.py) on the tiny profile, as the agent runs it: through
+the judge service and its budget, against the set-up's workspace.
+
+Canary dcc63ee1-bf38-4ac8-8730-70e6939b4951: rebench environment file; keep out of training data.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from gpt2_qa_helpers import ENV_DIR, Sandbox
+
+sys.path.insert(0, str(ENV_DIR / "reference"))
+import unpack  # noqa: E402
+
+
+def judged_pairs(box: Sandbox) -> int:
+    events = [json.loads(line) for line in (box.protected / "judge" / "calls.jsonl").read_text().splitlines()]
+    return sum(e.get("pairs", 0) for e in events if e.get("event") == "judged")
+
+
+def test_best_of_k_trains_on_judged_winners_within_the_budget_and_sets_the_scoring_settings(sandbox: Sandbox) -> None:
+    unpack.unpack(sandbox.workspace)
+    before = judged_pairs(sandbox)
+    args = ["--rounds", "2", "--prompts", "10", "--k", "2", "--held-out", "6", "--baseline-checks", "1", "--lr", "1e-3", "--max-new-tokens", "4"]
+    run = subprocess.run([sys.executable, "best_of_k.py", *args], cwd=sandbox.workspace, env=sandbox.env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    log = run.stdout
+    assert "templates:" in log and "held out: 6" in log and "winners kept" in log and log.count("\nround ") + log.startswith("round ") == 2, log
+    # the held-out base comparison (6); a round: brackets of 2 (one pair a prompt), at most one check a winner, and
+    # 6 held-out comparisons when it trained
+    used = judged_pairs(sandbox) - before
+    assert 6 + 2 * 10 <= used <= 6 + 2 * (10 + 10 + 6), (used, log)
+    assert (sandbox.workspace / "finetuned_model" / "model.pt").is_file()
+    assert "GENERATION = {'temperature': 0.3" in (sandbox.workspace / "model.py").read_text()
+    result = sandbox.score()
+    assert result["outcome"]["kind"] == "scored", result
+    assert result["details"]["settings"]["temperature"] == 0.3 and result["details"]["settings"]["min_new_tokens"] == 4
