@@ -2,7 +2,7 @@
 judge in this process (no budget) and the grader's score on the hidden prompts after every round.
 
     PYTHONPATH=python python environments/finetune_gpt2_qa/bench/recipe_probe.py ROOT [--lr 3e-5] [--rounds 4]
-        [--prompts 360] [--epochs 2] [--select exact|noisy]
+        [--prompts 360] [--epochs 2] [--select exact|noisy] [--final-temperatures 0.5,0.7,1.0] [--save PATH]
 
 ROOT is a folder that ``bench/trial.sh`` made (ROOT/protected: the set-up's state, assets and grader;
 ROOT/workspace/base_model). Each round samples 8 responses (temperature 1.0, top-k 40, 16 new tokens) for
@@ -65,6 +65,8 @@ def main() -> None:
     p.add_argument("--epochs", type=float, default=2.0)
     p.add_argument("--select", choices=["exact", "noisy"], default="exact")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--final-temperatures", default="", help="comma-separated temperatures to score the last model at as well (top-k 40, 4 to 16 tokens)")
+    p.add_argument("--save", type=Path, help="save the last model here")
     args = p.parse_args()
     protected = args.root / "protected"
     sys.path.insert(0, str(protected / "grader"))
@@ -87,9 +89,9 @@ def main() -> None:
     model = load_gpt(args.root / "workspace" / "base_model" / "model.pt")
     hidden_prompts = [t.prompt for t in hidden]
 
-    def score(tag: str) -> None:
+    def score(tag: str, settings: dict = SCORING) -> None:
         model.eval()
-        responses = sample(model, tok, hidden_prompts, GenerationSettings.parse(SCORING), seed=99, batch_size=profile.batch_size)
+        responses = sample(model, tok, hidden_prompts, GenerationSettings.parse(settings), seed=99, batch_size=profile.batch_size)
         out: dict[str, float] = {}
         for name, reference in references.items():
             wins = judge.win_probabilities(hidden_prompts, [(r, reference[t.id]) for t, r in zip(hidden, responses)])
@@ -129,6 +131,12 @@ def main() -> None:
         print(json.dumps({"round": r, "kept": len(kept), "by_kind": dict(kinds), "steps": steps, "loss": round(losses[-1], 3),
                           "seconds": round(time.time() - started)}), flush=True)  # fmt: skip
         score(f"round {r}")
+    for temperature in [float(t) for t in args.final_temperatures.split(",") if t]:
+        score(f"last round at temperature {temperature}", {**SCORING, "temperature": temperature})
+    if args.save:
+        from rebench_env.gpt import save_gpt
+
+        save_gpt(model, args.save)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ def test_best_of_k_trains_on_judged_winners_within_the_budget_and_sets_the_scori
     run = subprocess.run([sys.executable, "best_of_k.py", *args], cwd=sandbox.workspace, env=sandbox.env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     log = run.stdout
-    assert "templates:" in log and "held out: 6" in log and "winners kept" in log and log.count("\nround ") + log.startswith("round ") == 2, log
+    assert "kinds:" in log and "held out: 6" in log and "winners kept" in log and log.count("\nround ") + log.startswith("round ") == 2, log
     # the held-out base comparison (6); a round: brackets of 2 (one pair a prompt), at most one check a winner, and
     # 6 held-out comparisons when it trained
     used = judged_pairs(sandbox) - before
