@@ -5,7 +5,7 @@
 # (best_of_k.py), its scoring call and its on-topic rate, each step timed. A smoke test and a
 # measurement of the stages' times before `rebench calibrate finetune_gpt2_qa --variant gpu`.
 #   the device tool's run: command "bash scripts/device/finetune-smoke.sh [ROUNDS [BEST_OF_K_ARGS...]]",
-#   carry [".gpu/main", ".gpu/assets"] (setup.sh: bubblewrap for the grader's jail from scripts/device/bundle's
+#   carry [".gpu/main", ".gpu/assets"] (setup.sh: bubblewrap for the grader's jail from `scripts/device/bundle --bwrap-only`'s
 #   archive; corpus-keyed and tokenizer-gpt2 built here)
 DEVICE_LOG=finetune-smoke source "$(dirname "$0")/setup.sh"
 rounds=${1:-2}
