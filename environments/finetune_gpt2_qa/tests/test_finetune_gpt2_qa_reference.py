@@ -39,3 +39,16 @@ def test_best_of_k_trains_on_judged_winners_within_the_budget_and_sets_the_scori
     result = sandbox.score()
     assert result["outcome"]["kind"] == "scored", result
     assert result["details"]["settings"]["temperature"] == 0.3 and result["details"]["settings"]["min_new_tokens"] == 4
+
+
+def test_best_of_k_sizes_its_rounds_to_the_budget_left_and_stops_before_it_runs_out(sandbox: Sandbox) -> None:
+    unpack.unpack(sandbox.workspace)
+    args = ["--rounds", "100", "--prompts", "40", "--k", "2", "--baseline-checks", "1", "--max-new-tokens", "4"]
+    run = subprocess.run([sys.executable, "best_of_k.py", *args], cwd=sandbox.workspace, env=sandbox.env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "too few for a round; stopping" in run.stdout, run.stdout
+    events = [json.loads(line) for line in (sandbox.protected / "judge" / "calls.jsonl").read_text().splitlines()]
+    assert not [e for e in events if e.get("event") == "refused"]
+    budget = next(e["budget"] for e in events if e.get("event") == "started")
+    assert budget - 2 * 4 < judged_pairs(sandbox) <= budget  # it used the budget up to less than a round's worth
+    assert (sandbox.workspace / "finetuned_model" / "model.pt").is_file()
