@@ -141,14 +141,13 @@ export function defineFinetuneGpt2Qa(options: FinetuneGpt2QaOptions = {}) {
 
 /**
  * The registered family, with no variant offered (README.md, "Status"). mini has a policy that answers (the shipped
- * 12M `mini-chat`), but its reference does not yet clear the 10x rule: the start moves about 0.01 between runs and the
- * reference has gained at most 0.06. gpu has its policy (`gpu-chat`) but no tuned reference and no calibration. paper
+ * 12M `mini-chat`) and a reference that looks like it clears the 10x rule (one sandboxed run), but no finished calibration. gpu has its policy (`gpu-chat`) but no tuned reference and no calibration. paper
  * is code tested on stand-ins only (tests/test_finetune_gpt2_qa_paper.py, paper.test.ts): its grader must reach the
  * judge endpoint, and a sandbox has no network.
  */
 export const family = defineFinetuneGpt2Qa({
   unavailable: {
-    mini: "finetune_gpt2_qa/mini is not calibrated: its shipped 12M policy mini-chat answers, but the start scores 0.52 to 0.54 between runs and the reference has reached 0.58 at best so far, short of the 10x rule (see environments/finetune_gpt2_qa/README.md, 'Status')",
+    mini: "finetune_gpt2_qa/mini is not calibrated yet: its shipped 12M policy mini-chat answers; through the sandbox the start scored 0.52 to 0.53 in 3 runs and the reference 0.616 in one, about 12x the start's std, but the 5 + 5 calibration has not finished (see environments/finetune_gpt2_qa/README.md, 'Status' and 'Calibration')",
     gpu: "finetune_gpt2_qa/gpu is not calibrated: its policy gpu-chat answers, but the reference has gained only 0.01 to 0.03 over the start on an H200 so far (0.477 to 0.507 on 2026-12-05), and it has run only outside the sandbox (see environments/finetune_gpt2_qa/README.md, 'Status')",
     paper:
       "finetune_gpt2_qa/paper is code tested on stand-ins, never run: it needs 2 H100s, gpt2-xl, gpt2-alpaca and Alpaca on the host (paper-inputs.ts), and a judge endpoint that the grader can reach, which rebench's sandbox (no network) does not give yet (see environments/finetune_gpt2_qa/README.md, 'Variants')",
