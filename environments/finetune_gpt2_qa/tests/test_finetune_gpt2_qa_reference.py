@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 from gpt2_qa_helpers import ENV_DIR, Sandbox
 
@@ -17,9 +16,12 @@ sys.path.insert(0, str(ENV_DIR / "reference"))
 import unpack  # noqa: E402
 
 
+def judge_events(box: Sandbox) -> list[dict]:
+    return [json.loads(line) for line in (box.protected / "judge" / "calls.jsonl").read_text().splitlines()]
+
+
 def judged_pairs(box: Sandbox) -> int:
-    events = [json.loads(line) for line in (box.protected / "judge" / "calls.jsonl").read_text().splitlines()]
-    return sum(e.get("pairs", 0) for e in events if e.get("event") == "judged")
+    return sum(e.get("pairs", 0) for e in judge_events(box) if e.get("event") == "judged")
 
 
 def test_best_of_k_trains_on_judged_winners_within_the_budget_and_sets_the_scoring_settings(sandbox: Sandbox) -> None:
@@ -47,7 +49,7 @@ def test_best_of_k_sizes_its_rounds_to_the_budget_left_and_stops_before_it_runs_
     run = subprocess.run([sys.executable, "best_of_k.py", *args], cwd=sandbox.workspace, env=sandbox.env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     assert "too few for a round; stopping" in run.stdout, run.stdout
-    events = [json.loads(line) for line in (sandbox.protected / "judge" / "calls.jsonl").read_text().splitlines()]
+    events = judge_events(sandbox)
     assert not [e for e in events if e.get("event") == "refused"]
     budget = next(e["budget"] for e in events if e.get("event") == "started")
     assert budget - 2 * 4 < judged_pairs(sandbox) <= budget  # it used the budget up to less than a round's worth
