@@ -43,7 +43,30 @@ def test_best_of_k_trains_on_judged_winners_within_the_budget_and_sets_the_scori
     assert result["details"]["settings"]["temperature"] == 0.3 and result["details"]["settings"]["min_new_tokens"] == 4
 
 
+def test_best_of_k_continued_with_first_round_trains_the_saved_model_on_the_prompts_one_call_would_draw(sandbox: Sandbox) -> None:
+    unpack.unpack(sandbox.workspace)
+    args = ["--prompts", "10", "--k", "2", "--baseline-checks", "0", "--lr", "1e-3", "--max-new-tokens", "4"]
+
+    def rounds(*extra: str) -> dict[str, str]:
+        run = subprocess.run([sys.executable, "best_of_k.py", *args, *extra], cwd=sandbox.workspace, env=sandbox.env, capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr[-3000:]
+        # each round's first prompt: "round R: ... e.g. 'instruction' -> 'response'"
+        lines = [line for line in run.stdout.splitlines() if line.startswith("round ")]
+        return {line.split(":")[0]: line.split(" e.g. ")[1].split(" -> ")[0] for line in lines} | {
+            "round 1 line": next((line for line in lines if line.startswith("round 1:")), ""), "from": run.stdout.splitlines()[0].rsplit("; ", 1)[1]}
+
+    one_call = rounds("--rounds", "2")
+    assert one_call["from"] == "round 0, from base_model/", one_call
+    saved = (sandbox.workspace / "finetuned_model" / "model.pt").read_bytes()
+    continued = rounds("--rounds", "1", "--first-round", "1")
+    assert continued["from"] == "round 1, from finetuned_model/", continued
+    assert continued["round 1"] == one_call["round 1"] and "round 0" not in continued, (one_call, continued)
+    if "winners kept" in continued["round 1 line"]:  # it trained the saved model further
+        assert (sandbox.workspace / "finetuned_model" / "model.pt").read_bytes() != saved
+
+
 def test_best_of_k_sizes_its_rounds_to_the_budget_left_and_stops_before_it_runs_out(sandbox: Sandbox) -> None:
+    # last in the module: it spends the shared set-up's judge budget
     unpack.unpack(sandbox.workspace)
     args = ["--rounds", "100", "--prompts", "40", "--k", "2", "--baseline-checks", "1", "--max-new-tokens", "4"]
     run = subprocess.run([sys.executable, "best_of_k.py", *args], cwd=sandbox.workspace, env=sandbox.env, capture_output=True, text=True, timeout=600)
@@ -54,3 +77,4 @@ def test_best_of_k_sizes_its_rounds_to_the_budget_left_and_stops_before_it_runs_
     budget = next(e["budget"] for e in events if e.get("event") == "started")
     assert budget - 2 * 4 < judged_pairs(sandbox) <= budget  # it used the budget up to less than a round's worth
     assert (sandbox.workspace / "finetuned_model" / "model.pt").is_file()
+
