@@ -4,6 +4,7 @@
  * references' responses, the judge service as the grader user, the starting solution as the agent), then the
  * grader as the grader user, reading the agent's `generation_settings()` in the one-shot jail. A copy of the
  * environment folder is registered as `finetune_gpt2_qa_tiny`, offered, with the `tiny` profile.
+ * Four exploits that a check judges run there too (`rebench exploits --only`); the rest need the calibrated mini.
  * The Python tests run the same code outside a sandbox, as one user; the first sandboxed mini run found what
  * only two users show (the jail's bubblewrap, as the agent, could not reach the grader's output folder).
  * Canary dcc63ee1-bf38-4ac8-8730-70e6939b4951: this string marks rebench environment files; keep them out of training data.
@@ -60,4 +61,15 @@ describe("finetune_gpt2_qa (tiny profile, real sandbox)", () => {
       await store.close();
     }
   }, 900_000);
+
+  test("the exploits that a check judges are blocked on the tiny profile (rebench exploits; all ten on mini: README.md, Exploits)", async () => {
+    const db = path.join(root, "exploits.db");
+    const only = ["judge_over_budget", "read_hidden_prompts", "read_judge", "smuggled_settings"];
+    const { code, stdout, stderr } = await rebench("exploits", NAME, "--variant", "mini", "--only", only.join(","), "--backend", TEST_BACKEND, "--db", db, "--json");
+    const result = JSON.parse(stdout);
+    expect(code, `${stderr}\n${JSON.stringify(result.exploits, null, 1)}`).toBe(0);
+    expect(result.allBlocked).toBe(true);
+    expect(result.exploits.map((e: { name: string }) => e.name)).toEqual(only);
+    for (const exploit of result.exploits) expect(exploit.expectations.length, JSON.stringify(exploit)).toBeGreaterThan(0);
+  }, 1_800_000);
 });
