@@ -65,7 +65,8 @@ describe("finetune_gpt2_qa (tiny profile, real sandbox)", () => {
   test("the exploits that a check judges are blocked on the tiny profile (rebench exploits; all ten on mini: README.md, Exploits)", async () => {
     const db = path.join(root, "exploits.db");
     const only = ["judge_over_budget", "read_hidden_prompts", "read_judge", "smuggled_settings"];
-    const { code, stdout, stderr } = await rebench("exploits", NAME, "--variant", "mini", "--only", only.join(","), "--backend", TEST_BACKEND, "--db", db, "--json");
+    const args = ["exploits", NAME, "--variant", "mini", "--only", only.join(","), "--backend", TEST_BACKEND, "--db", db, "--json"];
+    const { code, stdout, stderr } = await rebench(...args);
     const result = JSON.parse(stdout);
     expect(code, `${stderr}\n${JSON.stringify(result.exploits, null, 1)}`).toBe(0);
     expect(result.allBlocked).toBe(true);
