@@ -140,14 +140,13 @@ export function defineFinetuneGpt2Qa(options: FinetuneGpt2QaOptions = {}) {
 }
 
 /**
- * The registered family, with no variant offered (README.md, "Status"). mini has a policy that answers (the shipped
- * 12M `mini-chat`) and a reference that looks like it clears the 10x rule (one sandboxed run), but no finished calibration. gpu has its policy (`gpu-chat`) but no tuned reference and no calibration. paper
- * is code tested on stand-ins only (tests/test_finetune_gpt2_qa_paper.py, paper.test.ts): its grader must reach the
- * judge endpoint, and a sandbox has no network.
+ * The registered family: mini offered (the shipped 12M `mini-chat` policy; calibrated through the local sandbox, README.md
+ * "Calibration"). gpu has its policy (`gpu-chat`) but no tuned reference and no calibration. paper is code tested on
+ * stand-ins only (tests/test_finetune_gpt2_qa_paper.py, paper.test.ts): its grader must reach the judge endpoint, and
+ * a sandbox has no network.
  */
 export const family = defineFinetuneGpt2Qa({
   unavailable: {
-    mini: "finetune_gpt2_qa/mini is not calibrated yet: its shipped 12M policy mini-chat answers; through the sandbox the start scored 0.5294 ± 0.0022 in 5 runs and the reference 0.6098 ± 0.0034 in 3 of 5, but the calibration has not finished (see environments/finetune_gpt2_qa/README.md, 'Status' and 'Calibration')",
     gpu: "finetune_gpt2_qa/gpu is not calibrated: its policy gpu-chat answers, but the reference has gained only 0.01 to 0.03 over the start on an H200 so far (0.477 to 0.507 on 2026-12-05), and it has run only outside the sandbox (see environments/finetune_gpt2_qa/README.md, 'Status')",
     paper:
       "finetune_gpt2_qa/paper is code tested on stand-ins, never run: it needs 2 H100s, gpt2-xl, gpt2-alpaca and Alpaca on the host (paper-inputs.ts), and a judge endpoint that the grader can reach, which rebench's sandbox (no network) does not give yet (see environments/finetune_gpt2_qa/README.md, 'Variants')",
