@@ -6,6 +6,8 @@
 #
 #   environments/finetune_gpt2_qa/bench/trial.sh PROFILE ROOT [BEST_OF_K_ARGS...]
 #
+# TRIAL_SCORE_AFTER="2 4 6" (no --rounds among the arguments) runs the reference in segments and scores after each
+# of those rounds (ROOT/reference_roundR.json), as the reference's actions do. TRIAL_ON_TOPIC=0 skips the on-topic rates.
 # PROFILE: mini or gpu (grader/settings.py); ROOT: an empty folder for the protected directory, workspace,
 # judge socket and results (each score's JSON as ROOT/start.json, ROOT/reference.json). The profile's assets
 # must be built in $REBENCH_HOME (`rebench assets build --variant mini`); python3 must import rebench_env
@@ -28,6 +30,7 @@ score() {
   python3 -c "import json, sys; r = json.load(open(sys.argv[1])); print('SCORE', sys.argv[2], r.get('outcome'), r.get('message'))" "$root/$1.json" "$1"
 }
 on_topic() {
+  [ "${TRIAL_ON_TOPIC:-1}" = 1 ] || return 0
   python3 "$here/on_topic.py" --state "$root/protected/state" --assets "$root/protected/assets" --model "$2" \
     --tokenizer "$policy_tok" --lm "$lm" --lm-tokenizer "$lm_tok" --prompts 256 --out "$root/on_topic_$1.json" | head -1
 }
@@ -50,9 +53,24 @@ el "the start scored"
 on_topic base "$root/workspace/base_model/model.pt"
 el "on-topic rate of the base"
 python3 "$here/../reference/unpack.py" "$root/workspace" >/dev/null
-(cd "$root/workspace" && REBENCH_GPT2_QA_JUDGE=$root/judge.sock REBENCH_AS_AGENT_UNSANDBOXED=1 python3 best_of_k.py "$@") || exit 1
-el "reference"
-score reference || exit 1
+reference() { (cd "$root/workspace" && REBENCH_GPT2_QA_JUDGE=$root/judge.sock REBENCH_AS_AGENT_UNSANDBOXED=1 python3 best_of_k.py "$@"); }
+if [ -n "${TRIAL_SCORE_AFTER:-}" ]; then
+  # the reference in segments, scored after each round in TRIAL_SCORE_AFTER (e.g. "2 4 6"), as the reference's
+  # actions do (best_of_k.py --first-round continues from finetuned_model/)
+  done_rounds=0
+  for r in $TRIAL_SCORE_AFTER; do
+    if [ "$done_rounds" -eq 0 ]; then reference "$@" --rounds "$r" || exit 1
+    else reference "$@" --rounds $((r - done_rounds)) --first-round "$done_rounds" || exit 1; fi
+    done_rounds=$r
+    el "reference, round $r"
+    score "reference_round$r" || exit 1
+    cp "$root/reference_round$r.json" "$root/reference.json"
+  done
+else
+  reference "$@" || exit 1
+  el "reference"
+  score reference || exit 1
+fi
 el "the reference scored"
 on_topic reference "$root/workspace/finetuned_model/model.pt"
 el done
