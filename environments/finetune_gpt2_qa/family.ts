@@ -84,6 +84,7 @@ function paperImplementation(): VariantImplementation {
     protected: ["grader"],
     assets: [],
     prepare: () => preparePaper(),
+    digested: ["workspace_paper"],
     isolation: { jail: true },
   };
 }

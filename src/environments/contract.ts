@@ -82,6 +82,12 @@ export interface VariantImplementation {
    * see `VariantPreparation`.
    */
   prepare?: () => VariantPreparation | Promise<VariantPreparation>;
+  /**
+   * Other folders of the environment's folder that the variant's files come from, such as a workspace overlay
+   * that `prepare` hands out: counted in the environment digest (RunSpec.provenance) with the workspace, the
+   * protected folders and the reference's.
+   */
+  digested?: readonly string[];
   /** How the variant's sandbox is confined beyond what every run gets (see `VariantIsolation`). */
   isolation?: VariantIsolation;
 }

@@ -30,6 +30,16 @@ describe("environmentDigest()", () => {
     expect(environmentDigest(family({ ...base, "extra/data.txt": "d" }), { workspace: "workspace", protected: ["grader", "extra"] })).not.toBe(a);
   });
 
+  test("changes with a folder named in digested (a workspace overlay that prepare hands out)", () => {
+    const files = { ...base, "workspace_paper/model.py": "a\n" };
+    const impl = { workspace: "workspace", digested: ["workspace_paper"] };
+    const a = environmentDigest(family(files), impl);
+    expect(environmentDigest(family({ ...files, "workspace_paper/model.py": "b\n" }), impl)).not.toBe(a);
+    expect(environmentDigest(family({ ...files, "workspace_paper/model.py": "b\n" }), { workspace: "workspace" })).toBe(
+      environmentDigest(family(files), { workspace: "workspace" }),
+    );
+  });
+
   test("changes with the reference solution's folder, also where it is not a protected folder", () => {
     const impl = { workspace: "workspace", protected: ["grader"], reference: { actions: "reference/mini.actions.jsonl" } };
     const files = { ...base, "reference/mini.actions.jsonl": '{"tool": "score"}\n', "reference/solution.zip": "a" };

@@ -3,7 +3,8 @@
  * The digest of what an environment variant ships: sha256 over the path and content of every file of its
  * workspace folder, its protected folders (`grader`, `reference`, ... under the family's folder) and the
  * folder of its reference solution (the one holding `reference.actions`, and `reference.files` when it is a
- * folder: protected or not, a changed reference solution is another calibration), in path order. A run
+ * folder: protected or not, a changed reference solution is another calibration) and the folders it names in
+ * `digested` (a workspace overlay its `prepare` hands out), in path order. A run
  * records it (RunSpec.provenance), so a score can be traced to the grader and workspace that produced it;
  * two runs with the same digest ran the same environment files.
  */
@@ -18,9 +19,14 @@ const cache = new Map<string, string>();
 /** `sha256:<hex>` of the variant's shipped files (cached per process: the files do not change under a run). */
 export function environmentDigest(
   familyDir: string,
-  implementation: Pick<VariantImplementation, "workspace" | "protected"> & Partial<Pick<VariantImplementation, "reference">>,
+  implementation: Pick<VariantImplementation, "workspace" | "protected"> & Partial<Pick<VariantImplementation, "reference" | "digested">>,
 ): string {
-  const folders = [implementation.workspace, ...(implementation.protected ?? DEFAULT_PROTECTED), ...referenceFolders(implementation.reference)];
+  const folders = [
+    implementation.workspace,
+    ...(implementation.protected ?? DEFAULT_PROTECTED),
+    ...referenceFolders(implementation.reference),
+    ...(implementation.digested ?? []),
+  ];
   const key = `${familyDir}\0${folders.join("\0")}`;
   const known = cache.get(key);
   if (known) return known;
