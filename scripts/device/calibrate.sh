@@ -6,9 +6,15 @@
 # environment's, updated when --write is given and the rule holds), calibrate.log, and the store (runs.db).
 # A calibration split over calls (--resume --max-new-runs N) carries the last call's store back as
 # .gpu/state/runs.db (add .gpu/state to carry); it is copied to $OUT/runs.db before the runs.
+# CALIBRATE_BUILD=a,b builds those assets here first (`rebench assets build --only`), for what is too large to carry
+# (finetune_gpt2_qa gpu: CALIBRATE_BUILD=gpu-small,gpu-chat, about 240 s on an H200).
 DEVICE_LOG=calibrate source "$(dirname "$0")/setup.sh"
 name=${1:?usage: calibrate.sh NAME [rebench calibrate options]}; shift
 [ -f .gpu/state/runs.db ] && cp .gpu/state/runs.db "$OUT/runs.db" && el "resuming from the carried store .gpu/state/runs.db"
+if [ -n "${CALIBRATE_BUILD:-}" ]; then
+  node bin/rebench.js assets build --only "$CALIBRATE_BUILD" || { echo "assets build failed"; exit 1; }
+  el "built $CALIBRATE_BUILD"
+fi
 el "calibrate $name $*"
 node bin/rebench.js calibrate "$name" --db "$OUT/runs.db" --progress 30 --json "$@" > "$OUT/calibrate.json"
 echo "calibrate exit $?"
