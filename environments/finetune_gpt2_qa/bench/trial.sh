@@ -6,7 +6,7 @@
 #
 #   environments/finetune_gpt2_qa/bench/trial.sh PROFILE ROOT [BEST_OF_K_ARGS...]
 #
-# TRIAL_SCORE_AFTER="2 4 6" (no --rounds among the arguments) runs the reference in segments and scores after each
+# TRIAL_SCORE_AFTER="2 4 6" (it overrides a --rounds among the arguments) runs the reference in segments and scores after each
 # of those rounds (ROOT/reference_roundR.json), as the reference's actions do. TRIAL_ON_TOPIC=0 skips the on-topic rates.
 # PROFILE: mini or gpu (grader/settings.py); ROOT: an empty folder for the protected directory, workspace,
 # judge socket and results (each score's JSON as ROOT/start.json, ROOT/reference.json). The profile's assets
