@@ -8,8 +8,15 @@ import type { ComparisonView, RunFacetsView } from "../api-types.js";
 import { clear, h } from "./dom.js";
 import type { Source } from "./source.js";
 
-export async function comparePage(root: HTMLElement, source: Source, query: URLSearchParams, go: (hash: string) => void): Promise<() => void> {
+export async function comparePage(
+  root: HTMLElement,
+  source: Source,
+  query: URLSearchParams,
+  go: (hash: string) => void,
+  current: () => boolean,
+): Promise<() => void> {
   const [view, facets] = await Promise.all([source.compare(query), source.runs(new URLSearchParams({ limit: "1" })).then((p) => p.facets)]);
+  if (!current()) return () => undefined;
   clear(root);
   root.appendChild(h("h1", {}, "Comparison: agents and humans"));
   root.appendChild(

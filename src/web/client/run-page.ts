@@ -11,8 +11,9 @@ import { scoreChart, scoreTable } from "./score-chart.js";
 import type { Source } from "./source.js";
 import { trajectoryView } from "./trajectory-view.js";
 
-export async function runPage(root: HTMLElement, source: Source, id: string): Promise<() => void> {
+export async function runPage(root: HTMLElement, source: Source, id: string, current: () => boolean): Promise<() => void> {
   let detail = await source.run(id);
+  if (!current()) return () => undefined;
   clear(root);
   const head = h("div", { class: "run-head" });
   const overview = h("section", { class: "overview" });
@@ -45,6 +46,7 @@ export async function runPage(root: HTMLElement, source: Source, id: string): Pr
     root.appendChild(holder);
     const [{ playback }, recording] = await Promise.all([import("./playback.js"), source.recording(detail.row.id)]);
     holder.appendChild(playback(recording));
+    if (!current()) return () => undefined;
   }
   root.appendChild(h("h2", {}, "Trajectory"));
   root.appendChild(trajectory.element);

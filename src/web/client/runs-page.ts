@@ -23,8 +23,15 @@ const COLUMNS: { key: string; header: string; value: (r: RunRow) => string; nume
 
 const STATES = ["queued", "starting", "running", "paused", "scoring", "finished", "failed"];
 
-export async function runsPage(root: HTMLElement, source: Source, query: URLSearchParams, go: (hash: string) => void): Promise<() => void> {
+export async function runsPage(
+  root: HTMLElement,
+  source: Source,
+  query: URLSearchParams,
+  go: (hash: string) => void,
+  current: () => boolean,
+): Promise<() => void> {
   const page = await source.runs(query);
+  if (!current()) return () => undefined;
   const set = (changes: Record<string, string | undefined>, keepOffset = false) => {
     const next = new URLSearchParams(query);
     for (const [k, v] of Object.entries(changes)) {
