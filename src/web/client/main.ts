@@ -25,24 +25,24 @@ async function route(): Promise<void> {
   leave();
   leave = () => undefined;
   const mine = ++generation;
+  // A page draws only while its route is the newest: a slow answer to an older address must not draw over
+  // a newer page (a filter changed twice quickly lost the second change to the first's late redraw).
+  const current = () => mine === generation;
   const hash = location.hash.replace(/^#\/?/, "");
   const [path = "", search = ""] = hash.split("?");
   const query = new URLSearchParams(search);
   for (const link of document.querySelectorAll("nav a"))
     link.classList.toggle("active", (link as HTMLAnchorElement).hash.slice(2).split("?")[0] === path.split("/")[0]);
   try {
-    // A page draws only while its route is the newest: a slow answer to an older address must not draw over
-    // a newer page (a filter changed twice quickly lost the second change to the first's late redraw).
-    const current = () => mine === generation;
     let stop: () => void;
     if (path.startsWith("run/")) stop = await runPage(root, source, decodeURIComponent(path.slice(4)), current);
     else if (path === "compare") stop = await comparePage(root, source, query, go, current);
     else stop = await runsPage(root, source, query, go, current);
     document.title = `${root.querySelector("h1")?.textContent ?? "runs"} · rebench`;
-    if (mine === generation) leave = stop;
+    if (current()) leave = stop;
     else stop();
   } catch (error) {
-    if (mine !== generation) return;
+    if (!current()) return;
     clear(root);
     root.appendChild(
       h(
