@@ -257,5 +257,13 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
     const gpu = await rebench("calibrate", "test_echo", "--variant", "gpu", "--db", db);
     expect(gpu.code).toBe(4);
     expect(gpu.stderr).toMatch(/test_echo\/gpu is not available/);
+    // Runs share a GPU only where there is one and the score times nothing.
+    const noGpu = await rebench("calibrate", "test_echo", "--variant", "mini", "--runs-per-gpu", "2", "--db", db);
+    expect(noGpu.code).toBe(2);
+    expect(noGpu.stderr).toMatch(/test_echo\/mini uses no GPU, so --runs-per-gpu has nothing to share/);
+    const timed = await rebench("run", "optimize_kernel", "--variant", "mini", "--agent", "replay", "--runs-per-gpu", "2", "--db", db);
+    expect(timed.code).toBe(2);
+    expect(timed.stderr).toMatch(/optimize_kernel\/mini is timing-sensitive: runs sharing a GPU would slow each other's scored code/);
+    expect(await storedRuns(db)).toEqual([]);
   });
 });

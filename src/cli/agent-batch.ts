@@ -10,7 +10,8 @@
 import path from "node:path";
 import { parseModelSpec } from "../agents/models/model-spec.js";
 import type { ReplayStep } from "../core/index.js";
-import { isTerminal, RunSpec, type RunSummary, type TaskId, type Variant } from "../core/index.js";
+import { InvalidInputError, isTerminal, RunSpec, type RunSummary, type TaskId, type Variant } from "../core/index.js";
+import { getEnvironment } from "../environments/index.js";
 import { runBatch } from "../runs/batch.js";
 import type { DriveOptions } from "../runs/drive-run.js";
 import { newRunSpec } from "../runs/run-environment.js";
@@ -37,6 +38,8 @@ export interface AgentBatchRequest {
   costUsd?: number;
   runs: number;
   concurrency: number;
+  /** Runs that may share one GPU (default 1); refused for a timing-sensitive variant and with the Slurm executor. */
+  runsPerGpu?: number;
   /** Sandbox backend name. */
   backend: string;
   /** The scaffold's settings (`spec.config.agent`). */
@@ -90,6 +93,7 @@ export async function runAgentBatch(store: RunStore, request: AgentBatchRequest,
   );
   await agentFor(probe);
   sandboxBackend(request.backend);
+  checkRunsPerGpu(request);
 
   const batchId = `${request.scaffold}-${request.environment}-${Date.now().toString(36)}`;
   const progress = new BatchProgress({
@@ -133,7 +137,7 @@ export async function runAgentBatch(store: RunStore, request: AgentBatchRequest,
       {
         store,
         onRunEnded: (run) => progress.runEnded(run),
-        gpus: { onWait: (line) => progress.note(line) },
+        gpus: { onWait: (line) => progress.note(line), ...(request.runsPerGpu ? { runsPerGpu: request.runsPerGpu } : {}) },
         ...(slurm ? { slurm } : {}),
         ...options,
       },
@@ -144,6 +148,30 @@ export async function runAgentBatch(store: RunStore, request: AgentBatchRequest,
   }
   await warnContended(io, store, runs);
   return runs;
+}
+
+/**
+ * Runs share a GPU only where the score times nothing and the runs are this process's: a timing-sensitive
+ * variant's runs would slow each other's scored code, and a Slurm job gets the GPUs the scheduler allocates.
+ */
+function checkRunsPerGpu(request: AgentBatchRequest): void {
+  if ((request.runsPerGpu ?? 1) <= 1) return;
+  if (request.executor?.executor === "slurm") {
+    throw new InvalidInputError("--runs-per-gpu is for the local executor: a Slurm job's runs get the GPUs the scheduler allocates to it", {
+      hint: "leave out --runs-per-gpu, or use --executor local",
+    });
+  }
+  const manifest = getEnvironment(request.environment).variants[request.variant].manifest;
+  if (manifest.scoring.timingSensitive) {
+    throw new InvalidInputError(`${request.environment}/${request.variant} is timing-sensitive: runs sharing a GPU would slow each other's scored code`, {
+      hint: "leave out --runs-per-gpu: each run gets a GPU of its own",
+    });
+  }
+  if (!manifest.resources.gpu) {
+    throw new InvalidInputError(`${request.environment}/${request.variant} uses no GPU, so --runs-per-gpu has nothing to share`, {
+      hint: "leave out --runs-per-gpu",
+    });
+  }
 }
 
 /** Print what an interrupted batch leaves behind and how to go on, then exit (130: interrupted). */

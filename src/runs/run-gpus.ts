@@ -23,6 +23,8 @@ export interface RunGpuOptions {
   allocated?: readonly number[];
   /** The host's GPU indices; default nvidia-smi's (0..n-1), none without it. */
   hostGpus?: readonly number[];
+  /** How many runs may share one GPU (default 1: a GPU per run); for variants whose score times nothing. */
+  runsPerGpu?: number;
   /** Called once when the run has to wait for a GPU, with a line to print and the leases in the way. */
   onWait?: (message: string, held: readonly HeldGpu[]) => void;
   /** Milliseconds between attempts while waiting; default 1000. */
@@ -52,6 +54,7 @@ export async function leaseRunGpus(runId: string, count: number, options: RunGpu
     hostGpus,
     runId,
     isLive: leaseHolderAlive,
+    ...(options.runsPerGpu === undefined ? {} : { slots: options.runsPerGpu }),
     ...(keepWithSandbox ? { sandbox: keepWithSandbox } : {}),
     ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
     ...(options.signal ? { signal: options.signal } : {}),
@@ -68,10 +71,15 @@ export async function destroyRunSandbox(runId: string, sandbox: Sandbox | undefi
   }
 }
 
-/** Log which host GPUs the run got: a note whose `data.gpus` lists the indices (`rebench runs show --events`). */
-export function noteLeasedGpus(log: RunLog): (gpus: readonly number[]) => Promise<void> {
+/** Log which host GPUs the run got: a note whose `data.gpus` lists the indices, and `data.runsPerGpu` when runs share them (`rebench runs show --events`). */
+export function noteLeasedGpus(log: RunLog, runsPerGpu = 1): (gpus: readonly number[]) => Promise<void> {
   return async (gpus) => {
-    await log.append({ type: "note", message: `host GPU${gpus.length === 1 ? "" : "s"} ${gpus.join(", ")} leased to this run`, data: { gpus } });
+    const shared = runsPerGpu > 1 ? ` (shared: up to ${runsPerGpu} runs a GPU)` : "";
+    await log.append({
+      type: "note",
+      message: `host GPU${gpus.length === 1 ? "" : "s"} ${gpus.join(", ")} leased to this run${shared}`,
+      data: { gpus, ...(runsPerGpu > 1 ? { runsPerGpu } : {}) },
+    });
   };
 }
 
@@ -120,5 +128,6 @@ async function leaseHolderAlive(lease: GpuLeaseRecord): Promise<boolean> {
 function waitingLine(runId: string, count: number, hostCount: number, held: readonly HeldGpu[]): string {
   const holders = [...new Set(held.map((h) => h.lease.runId))].join(", ");
   const what = count === 1 ? "a free GPU" : `${count} free GPUs`;
-  return `run ${runId} is waiting for ${what} (${held.length} of ${hostCount} held by run${held.length === 1 ? "" : "s"} ${holders})\n`;
+  const busy = new Set(held.map((h) => h.gpu)).size;
+  return `run ${runId} is waiting for ${what} (${busy} of ${hostCount} held by run${held.length === 1 ? "" : "s"} ${holders})\n`;
 }

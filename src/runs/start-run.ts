@@ -20,7 +20,7 @@ export async function startRun(log: RunLog, env: RunEnvironment, backend: Sandbo
     await log.append({ type: "note", message: "the start-up was interrupted; starting again with a fresh sandbox" });
   }
   const sandbox = await createRunSandbox(log.id, env, backend, {
-    onGpus: noteLeasedGpus(log),
+    onGpus: noteLeasedGpus(log, options.gpus?.runsPerGpu),
     ...options,
   });
   try {

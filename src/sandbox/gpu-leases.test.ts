@@ -167,6 +167,56 @@ describe("acquireGpus()", () => {
   });
 });
 
+describe("acquireGpus() with slots (runs sharing GPUs)", () => {
+  test("every GPU's first lease goes before any GPU's second; the slot after the last waits", async () => {
+    const dir = leaseDir();
+    const leases = [];
+    for (const runId of ["a", "b", "c", "d"]) leases.push(await acquireGpus(1, { hostGpus: TWO, runId, dir, slots: 2 }));
+    expect(leases.map((l) => l.gpus)).toEqual([[0], [1], [0], [1]]);
+    expect(leaseFiles(dir)).toEqual(["0.1.json", "0.json", "1.1.json", "1.json"]);
+    const fifth = acquireGpus(1, { hostGpus: TWO, runId: "e", dir, slots: 2, pollMs: 20 });
+    expect(await pendingAfter(fifth, 150)).toBe(true);
+    await leases[3]!.release(); // GPU 1's second slot
+    expect((await fifth).gpus).toEqual([1]);
+    expect(await releaseRunGpus("e", dir)).toEqual([1]);
+    for (const lease of leases) await lease.release();
+    expect(leaseFiles(dir)).toEqual([]);
+  });
+
+  test("a run of two GPUs never gets two slots of one GPU", async () => {
+    const dir = leaseDir();
+    const first = await acquireGpus(1, { hostGpus: TWO, runId: "one", dir, slots: 3 });
+    const pair = await acquireGpus(2, { hostGpus: TWO, runId: "pair", dir, slots: 3 });
+    expect(pair.gpus).toEqual([0, 1]);
+    expect(leaseFiles(dir)).toEqual(["0.1.json", "0.json", "1.json"]);
+    // One GPU with three slots cannot give a run two GPUs.
+    await expect(acquireGpus(2, { hostGpus: [0], runId: "big", dir, slots: 3 })).rejects.toThrow(InvalidInputError);
+    await expect(acquireGpus(1, { hostGpus: [0], runId: "bad", dir, slots: 0 })).rejects.toThrow(/runs per GPU must be a positive integer/);
+    await first.release();
+    await pair.release();
+  });
+
+  test("a lease of slot 1 whose holder died is reclaimed, and a continuing run takes back its own slot", async () => {
+    const dir = leaseDir();
+    mkdirSync(dir, { recursive: true });
+    const dead = spawn(process.execPath, ["-e", "setInterval(() => undefined, 1000)"], { stdio: "ignore" });
+    await killed(dead);
+    const stale = (runId: string) => JSON.stringify({ pid: dead.pid, runId, since: new Date().toISOString() });
+    const holder = await acquireGpus(1, { hostGpus: [0], runId: "live", dir, slots: 2 });
+    writeFileSync(path.join(dir, "0.1.json"), stale("gone"));
+    const taker = await acquireGpus(1, { hostGpus: [0], runId: "taker", dir, slots: 2 });
+    expect(JSON.parse(readFileSync(path.join(dir, "0.1.json"), "utf8"))).toMatchObject({ pid: process.pid, runId: "taker" });
+    await taker.release();
+    writeFileSync(path.join(dir, "0.1.json"), stale("resumed"));
+    expect(await adoptRunGpus("resumed", [0], { dir })).toEqual([]);
+    expect(JSON.parse(readFileSync(path.join(dir, "0.1.json"), "utf8"))).toMatchObject({ pid: process.pid, runId: "resumed" });
+    expect(JSON.parse(readFileSync(path.join(dir, "0.json"), "utf8"))).toMatchObject({ runId: "live" });
+    await holder.release();
+    expect(await releaseRunGpus("resumed", dir)).toEqual([0]);
+    expect(leaseFiles(dir)).toEqual([]);
+  });
+});
+
 describe("releaseRunGpus()", () => {
   test("releases every GPU of one run, whichever process leased it, and leaves other runs' leases", async () => {
     const dir = leaseDir();

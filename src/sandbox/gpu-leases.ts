@@ -7,6 +7,10 @@
  *
  * `acquireGpus` takes the lowest free indices, all at once or none: when fewer than asked are free it holds
  * nothing and polls until enough are (so two runs each wanting two GPUs cannot deadlock holding one each).
+ * With `slots` above 1 a GPU may be leased to that many runs at once (`rebench calibrate --runs-per-gpu`: runs
+ * that use little of a GPU's memory and whose score does not time anything): slot 0 is `<index>.json`, slot s
+ * `<index>.<s>.json`; every GPU's first slot is taken before any GPU's second, and one run never gets two slots
+ * of one GPU.
  * A lease whose holder is gone is stale and reclaimed: by default when its pid no longer exists; a caller
  * may widen "alive" (`isLive`: a human run's lease lives as long as its sandbox, see src/runs/run-gpus.ts).
  * Every removal of a lease file (release or reclaim) first takes a guard file named after the lease's exact
@@ -33,6 +37,8 @@ export interface GpuLeaseRecord {
 
 export interface HeldGpu {
   gpu: number;
+  /** Which of the GPU's leases (0 unless runs share GPUs: AcquireGpusOptions.slots). */
+  slot: number;
   lease: GpuLeaseRecord;
 }
 
@@ -49,6 +55,8 @@ export interface AcquireGpusOptions {
   signal?: AbortSignal;
   /** Where the lease files live; default `$REBENCH_HOME/gpu-leases`. */
   dir?: string;
+  /** How many runs may hold one GPU at once; default 1. */
+  slots?: number;
   /** Recorded in the lease (see GpuLeaseRecord.sandbox). */
   sandbox?: string;
   /** Whether a lease's holder is still there; default: its pid is a live process. False reclaims it. */
@@ -76,6 +84,8 @@ export function gpuLeaseDir(): string {
 export async function acquireGpus(count: number, options: AcquireGpusOptions): Promise<GpuLease> {
   if (!Number.isInteger(count) || count < 0) throw new InvalidInputError(`a GPU count must be a non-negative integer, got ${count}`);
   if (count === 0) return { gpus: [], release: async () => undefined };
+  const slots = options.slots ?? 1;
+  if (!Number.isInteger(slots) || slots < 1) throw new InvalidInputError(`runs per GPU must be a positive integer, got ${slots}`);
   const host = [...new Set(options.hostGpus)].sort((a, b) => a - b);
   if (count > host.length) {
     throw new InvalidInputError(`${count} GPU${count === 1 ? "" : "s"} asked for and this machine has ${host.length === 0 ? "none" : host.length}`, {
@@ -90,16 +100,16 @@ export async function acquireGpus(count: number, options: AcquireGpusOptions): P
   let waited = false;
   for (;;) {
     options.signal?.throwIfAborted();
-    const attempt = await tryAcquire(dir, host, count, text, isLive);
-    if (attempt.gpus) {
-      const gpus = attempt.gpus;
+    const attempt = await tryAcquire(dir, host, slots, count, text, isLive);
+    if (attempt.taken) {
+      const taken = attempt.taken;
       let released = false;
       return {
-        gpus,
+        gpus: taken.map((t) => t.gpu).sort((a, b) => a - b),
         release: async () => {
           if (released) return;
           released = true;
-          for (const gpu of gpus) await removeLease(dir, gpu, text);
+          for (const t of taken) await removeLease(dir, t, text);
         },
       };
     }
@@ -127,18 +137,21 @@ export async function adoptRunGpus(
   const isLive = options.isLive ?? holderProcessAlive;
   const text = leaseText(runId, options.sandbox);
   const clashes: HeldGpu[] = [];
+  const before = await heldGpus(dir);
   for (const gpu of gpus) {
+    // The run's own lease where it has one (any slot, when runs share GPUs), else slot 0.
+    const at = { gpu, slot: before.find((h) => h.gpu === gpu && h.lease.runId === runId)?.slot ?? 0 };
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (await createLease(dir, gpu, text)) break;
-      const current = await readLease(leaseFile(dir, gpu));
+      if (await createLease(dir, at, text)) break;
+      const current = await readLease(leaseFile(dir, at));
       if (!current) continue;
       const live = await isLive(current.lease);
       if (live && current.lease.runId === runId) break;
       if (live) {
-        clashes.push({ gpu, lease: current.lease });
+        clashes.push({ ...at, lease: current.lease });
         break;
       }
-      await removeLease(dir, gpu, current.text);
+      await removeLease(dir, at, current.text);
     }
   }
   return clashes;
@@ -146,14 +159,14 @@ export async function adoptRunGpus(
 
 /** Release every GPU leased to `runId` (by any process): the run's sandbox is gone. Returns the indices. */
 export async function releaseRunGpus(runId: string, dir: string = gpuLeaseDir()): Promise<number[]> {
-  const released: number[] = [];
+  const released = new Set<number>();
   for (const held of await heldGpus(dir)) {
-    if (held.lease.runId === runId && (await removeLease(dir, held.gpu, held.text))) released.push(held.gpu);
+    if (held.lease.runId === runId && (await removeLease(dir, held, held.text))) released.add(held.gpu);
   }
-  return released;
+  return [...released].sort((a, b) => a - b);
 }
 
-/** The leases in `dir` now (live or stale), by GPU index. */
+/** The leases in `dir` now (live or stale), by GPU index and slot. */
 export async function heldGpus(dir: string = gpuLeaseDir()): Promise<Array<HeldGpu & { text: string }>> {
   let names: string[];
   try {
@@ -163,45 +176,56 @@ export async function heldGpus(dir: string = gpuLeaseDir()): Promise<Array<HeldG
   }
   const held: Array<HeldGpu & { text: string }> = [];
   for (const name of names) {
-    const match = /^(\d+)\.json$/.exec(name);
+    const match = /^(\d+)(?:\.(\d+))?\.json$/.exec(name);
     if (!match) continue;
     const read = await readLease(path.join(dir, name));
-    if (read) held.push({ gpu: Number(match[1]), ...read });
+    if (read) held.push({ gpu: Number(match[1]), slot: Number(match[2] ?? 0), ...read });
   }
-  return held.sort((a, b) => a.gpu - b.gpu);
+  return held.sort((a, b) => a.gpu - b.gpu || a.slot - b.slot);
 }
 
 async function tryAcquire(
   dir: string,
   host: readonly number[],
+  slots: number,
   count: number,
   text: string,
   isLive: (lease: GpuLeaseRecord) => boolean | Promise<boolean>,
-): Promise<{ gpus?: number[]; held: HeldGpu[] }> {
-  const taken: number[] = [];
+): Promise<{ taken?: Slot[]; held: HeldGpu[] }> {
+  const taken: Slot[] = [];
   const held: HeldGpu[] = [];
-  for (const gpu of host) {
-    if (taken.length === count) break;
-    if (await createLease(dir, gpu, text)) {
-      taken.push(gpu);
-      continue;
+  for (let slot = 0; slot < slots && taken.length < count; slot++) {
+    for (const gpu of host) {
+      if (taken.length === count) break;
+      if (taken.some((t) => t.gpu === gpu)) continue;
+      const at = { gpu, slot };
+      if (await createLease(dir, at, text)) {
+        taken.push(at);
+        continue;
+      }
+      const current = await readLease(leaseFile(dir, at));
+      if (!current) {
+        // Released between our attempt and the read: try once more.
+        if (await createLease(dir, at, text)) taken.push(at);
+        continue;
+      }
+      if (!(await isLive(current.lease)) && (await removeLease(dir, at, current.text)) && (await createLease(dir, at, text))) {
+        taken.push(at);
+        continue;
+      }
+      held.push({ ...at, lease: current.lease });
     }
-    const current = await readLease(leaseFile(dir, gpu));
-    if (!current) {
-      // Released between our attempt and the read: try once more.
-      if (await createLease(dir, gpu, text)) taken.push(gpu);
-      continue;
-    }
-    if (!(await isLive(current.lease)) && (await removeLease(dir, gpu, current.text)) && (await createLease(dir, gpu, text))) {
-      taken.push(gpu);
-      continue;
-    }
-    held.push({ gpu, lease: current.lease });
   }
-  if (taken.length === count) return { gpus: taken, held };
+  if (taken.length === count) return { taken, held };
   // All or none: never hold part of a set while waiting for the rest.
-  for (const gpu of taken) await removeLease(dir, gpu, text);
+  for (const at of taken) await removeLease(dir, at, text);
   return { held };
+}
+
+/** One lease file's place: a GPU and which of its leases. */
+interface Slot {
+  gpu: number;
+  slot: number;
 }
 
 /** This process's lease for `runId`, as the file's text. */
@@ -210,16 +234,16 @@ function leaseText(runId: string, sandbox: string | undefined): string {
   return `${JSON.stringify(record)}\n`;
 }
 
-function leaseFile(dir: string, gpu: number): string {
-  return path.join(dir, `${gpu}.json`);
+function leaseFile(dir: string, { gpu, slot }: Slot): string {
+  return path.join(dir, slot === 0 ? `${gpu}.json` : `${gpu}.${slot}.json`);
 }
 
 /** Create the lease file with `text`, atomically; false when it exists. */
-async function createLease(dir: string, gpu: number, text: string): Promise<boolean> {
-  const tmp = path.join(dir, `.${gpu}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+async function createLease(dir: string, at: Slot, text: string): Promise<boolean> {
+  const tmp = path.join(dir, `.${at.gpu}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   await writeFile(tmp, text, { flag: "wx" });
   try {
-    await link(tmp, leaseFile(dir, gpu));
+    await link(tmp, leaseFile(dir, at));
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
@@ -246,9 +270,9 @@ async function readLease(file: string): Promise<{ lease: GpuLeaseRecord; text: s
   return { lease: { pid: 0, runId: "?", since: "" }, text };
 }
 
-/** Remove GPU `gpu`'s lease if it still holds exactly `text`; true when this call removed it. */
-async function removeLease(dir: string, gpu: number, text: string): Promise<boolean> {
-  const guard = path.join(dir, `.${gpu}.${createHash("sha256").update(text).digest("hex").slice(0, 16)}.removing`);
+/** Remove the lease at `at` if it still holds exactly `text`; true when this call removed it. */
+async function removeLease(dir: string, at: Slot, text: string): Promise<boolean> {
+  const guard = path.join(dir, `.${at.gpu}.${at.slot}.${createHash("sha256").update(text).digest("hex").slice(0, 16)}.removing`);
   try {
     await writeFile(guard, `${process.pid}\n`, { flag: "wx" });
   } catch (error) {
@@ -261,9 +285,9 @@ async function removeLease(dir: string, gpu: number, text: string): Promise<bool
     return false;
   }
   try {
-    const current = await readLease(leaseFile(dir, gpu));
+    const current = await readLease(leaseFile(dir, at));
     if (current?.text !== text) return false;
-    await unlink(leaseFile(dir, gpu));
+    await unlink(leaseFile(dir, at));
     return true;
   } finally {
     await unlink(guard).catch(() => undefined);

@@ -115,6 +115,25 @@ describe("GPU leases in the run lifecycle", () => {
     expect(leaseFiles()).toEqual([]);
   });
 
+  test("with runsPerGpu 2, two runs share a 1-GPU host's GPU and each logs that it shares; a third waits", async () => {
+    spy.created.length = 0;
+    const runs = await Promise.all([1, 2, 3].map(() => createRun("test_echo_gpu")));
+    const waits: string[] = [];
+    const options = { store: harness.store, gpus: { hostGpus: [0], runsPerGpu: 2, pollMs: 50, onWait: (line: string) => waits.push(line) } };
+    const ended = await Promise.all(runs.map((run) => driveRun(run.id, options)));
+    expect(ended.map((r) => r.state)).toEqual(["finished", "finished", "finished"]);
+    expect(spy.created.map((c) => c.gpus)).toEqual([[0], [0], [0]]);
+    // The first two held a slot each while their sandboxes were made; the third waited for one of them.
+    expect(Object.keys(spy.created[1]!.leases).sort()).toEqual(["0.1.json", "0.json"]);
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toMatch(/is waiting for a free GPU \(1 of 1 held by runs /);
+    for (const c of spy.created) {
+      const notes = await harness.store.events(c.id, { types: ["note"] });
+      expect(notes.map(({ event }) => (event.type === "note" ? event.message : ""))).toContain("host GPU 0 leased to this run (shared: up to 2 runs a GPU)");
+    }
+    expect(leaseFiles()).toEqual([]);
+  });
+
   test("a run whose sandbox cannot be created, or whose agent fails, gives its GPU back", async () => {
     spy.failNext = true;
     const noSandbox = await createRun("test_echo_gpu");

@@ -43,6 +43,7 @@ interface CalibrateOptions {
   variant: string;
   runs: number;
   concurrency?: number;
+  runsPerGpu?: number;
   executor: string;
   partition?: string;
   slurmOption?: string[];
@@ -81,6 +82,11 @@ export function registerCalibrate(program: Command, io: Io): void {
           "runs of a solution at a time (each gets its own GPUs, waiting for free ones; default 1, with --executor slurm all)",
           positiveInteger("--concurrency"),
         )
+        .option(
+          "--runs-per-gpu <n>",
+          "let n concurrent runs share one GPU (a one-GPU machine calibrating a variant that uses little of it; refused where the score times the code)",
+          positiveInteger("--runs-per-gpu"),
+        )
         .option("--task <task>", "main or hidden_score", "main")
         .option("--backend <name>", "sandbox backend", "local")
         .option("--write", "record the numbers in environments/NAME/calibration.json: the variant's normalization constants from then on")
@@ -106,7 +112,8 @@ export function registerCalibrate(program: Command, io: Io): void {
         `\nA timing-sensitive variant is not calibrated while other work uses more than ${CONTENTION_THRESHOLD_CPUS} CPUs (exit 5), and --write` +
         "\nrefuses runs scored under contention (exit 1); --allow-busy overrides both.\n\nExamples:\n" +
         "  rebench calibrate optimize_kernel --variant mini\n  rebench calibrate optimize_kernel --variant gpu --runs 5 --write\n" +
-        "  rebench calibrate scaling_law --variant gpu --runs 3 --concurrency 2 --write   # two runs at a time, on GPUs 0 and 1",
+        "  rebench calibrate scaling_law --variant gpu --runs 3 --concurrency 2 --write   # two runs at a time, on GPUs 0 and 1\n" +
+        "  rebench calibrate finetune_gpt2_qa --variant gpu --runs 5 --concurrency 5 --runs-per-gpu 5   # five runs at a time on one GPU",
     ),
   ).action((name: string, options: CalibrateOptions) => calibrate(name, options, io));
 }
@@ -131,6 +138,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     timeLimitSeconds: CALIBRATION_TIME_LIMIT_SECONDS,
     runs: options.runs,
     concurrency: options.concurrency ?? (options.executor === "slurm" ? options.runs : 1),
+    ...(options.runsPerGpu === undefined ? {} : { runsPerGpu: options.runsPerGpu }),
     executor: executorSettings(options, db, progressIo),
     backend: options.backend,
     progressSeconds: options.progress,

@@ -48,6 +48,7 @@ interface RunOptions {
   cost?: number;
   runs: number;
   concurrency?: number;
+  runsPerGpu?: number;
   actions?: string;
   agentConfig?: string;
   participant?: string;
@@ -145,6 +146,11 @@ export function registerRun(program: Command, io: Io): void {
           "runs at a time (default 1; with --executor slurm, jobs in Slurm at a time, default all)",
           positiveInteger("--concurrency"),
         )
+        .option(
+          "--runs-per-gpu <n>",
+          "let n concurrent runs share one GPU (default 1; refused where the score times the code)",
+          positiveInteger("--runs-per-gpu"),
+        )
         .option("--actions <what>", "replay: reference (default), start (score the starting solution and submit it) or a JSON Lines FILE")
         .option("--agent-config <json>", "scaffold settings as a JSON object (docs/agents.md)")
         .option("--participant <alias>", "what reports call these runs (default: MODEL (SCAFFOLD), or reference (replay))")
@@ -180,6 +186,7 @@ export function registerRun(program: Command, io: Io): void {
       ...(options.cost === undefined ? {} : { costUsd: options.cost }),
       runs: options.runs,
       concurrency: options.concurrency ?? (options.executor === "slurm" ? options.runs : 1),
+      ...(options.runsPerGpu === undefined ? {} : { runsPerGpu: options.runsPerGpu }),
       backend: options.backend,
       ...(options.agent === "replay" ? actionsOption(options.actions) : {}),
       ...(options.agentConfig === undefined ? {} : { agentConfig: agentConfigOption(options.agentConfig) }),
