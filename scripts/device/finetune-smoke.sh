@@ -14,7 +14,13 @@ shift || true
 reference_args=("$@")
 [ ${#reference_args[@]} -gt 0 ] || reference_args=(--prompts 512 --k 8 --temperature 1.0 --top-k 40 --max-new-tokens 16 --score-temperature 0.3 --score-min-new-tokens 4 --lr 1e-4)
 export PYTHONPATH=$PWD/python
-python3 -c "from rebench_env.assets.build import BuildOptions, build; build(['gpu-small', 'gpu-chat'], BuildOptions())" || exit 1
-el "assets built"
-environments/finetune_gpt2_qa/bench/trial.sh gpu /tmp/ft --rounds "$rounds" "${reference_args[@]}"
+# SMOKE_PROFILE=gpu4k: another profile of grader/settings.py (default gpu); its assets are built here
+profile=${SMOKE_PROFILE:-gpu}
+python3 -c "
+import sys; sys.path.insert(0, 'environments/finetune_gpt2_qa/grader')
+from settings import PROFILES
+from rebench_env.assets.build import BuildOptions, build
+build(PROFILES['$profile'].assets, BuildOptions())" || exit 1
+el "assets built ($profile)"
+environments/finetune_gpt2_qa/bench/trial.sh "$profile" /tmp/ft --rounds "$rounds" "${reference_args[@]}"
 cp /tmp/ft/*.json "$OUT/" 2>/dev/null; cp -r /tmp/ft/protected/judge "$OUT/" 2>/dev/null; el done

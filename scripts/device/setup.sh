@@ -7,8 +7,9 @@
 set -u
 exec > >(tee "$OUT/${DEVICE_LOG:-device}.log") 2>&1
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
-mkdir -p /tmp/b && tar -xJf .gpu/main/bundle.tar.xz -C /tmp/b && el unpacked
-rm -rf dist && tar -xJf .gpu/main/dist.tar.xz && ln -sfn /tmp/b/node_modules node_modules
+bundle=${DEVICE_BUNDLE:-.gpu/main}  # another folder of scripts/device/bundle's output, e.g. a full one beside a --bwrap-only .gpu/main
+mkdir -p /tmp/b && tar -xJf "$bundle/bundle.tar.xz" -C /tmp/b && el "unpacked $bundle"
+rm -rf dist && tar -xJf "$bundle/dist.tar.xz" && ln -sfn /tmp/b/node_modules node_modules
 export PATH=/tmp/b/pkg/bin:$PATH
 bwrap --version >/dev/null 2>&1 || export LD_LIBRARY_PATH=/tmp/b/pkg/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 bwrap --version

@@ -221,8 +221,9 @@ def build(names: list[str], options: BuildOptions) -> list[dict[str, Any]]:
     tokenizers_threads(options.threads)
     keys: dict[str, str] = {}
     entries: dict[str, dict[str, Any]] = {}
-    data = [n for n in order if ASSETS[n].kind != "model"]
-    models = [n for n in order if ASSETS[n].kind == "model"]
+    # A shipped model installs in a second and can feed data (its tokenizer: tokens-bpe4k-chat-keyed): it goes with the data.
+    data = [n for n in order if ASSETS[n].kind != "model" or isinstance(ASSETS[n].spec, ShippedSpec)]
+    models = [n for n in order if n not in data]
     unavailable: dict[str, str] = {}
     for name in data:
         try:
