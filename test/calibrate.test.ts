@@ -76,6 +76,23 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
     expect(third.code).toBe(1);
   });
 
+  test("--only reference runs the reference's runs first; --resume then runs only the start's", async () => {
+    const family = echoCopy(root, "test_echo_only", grader("steady.py"));
+    const db = path.join(root, "only.db");
+    const args = ["calibrate", family.name, "--variant", "mini", "--runs", "2", "--backend", TEST_BACKEND, "--db", db, "--resume"];
+    const first = await rebench(...args, "--only", "reference");
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toMatch(/incomplete \(start 0 of 2, reference 2 of 2; --only reference\)/);
+    expect(first.stderr).toMatch(/without --only \(or --only start\)/);
+    expect((await storedRuns(db)).map((r) => r.spec.participant.alias)).toEqual(["reference (replay)", "reference (replay)"]);
+    const second = await rebench(...args, "--json");
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/2 finished reference run\(s\) kept/);
+    expect(JSON.parse(second.stdout).start.n).toBe(2);
+    expect(await storedRuns(db)).toHaveLength(4);
+    expect((await rebench(...args, "--only", "both")).stderr).toMatch(/--only is start or reference, got "both"/);
+  });
+
   test("runs start and reference N times each as real runs, reports mean ± std and the machine, passes the 10× rule, and --write makes the means the variant's constants", async () => {
     const family = echoCopy(root, "test_echo_steady", grader("steady.py"));
     const db = path.join(root, "steady.db");

@@ -31,14 +31,14 @@ export const PROFILES: Readonly<Record<string, VariantText & { assets: readonly 
     assets: ["mini-chat", "mini-small", "tokenizer-bpe4k", "corpus-keyed"],
   },
   gpu: {
-    policy: "a pretrained GPT (GPT-2-small shape, 124M parameters, GPT-2 BPE, context 1024)",
+    policy: "a pretrained GPT (8 layers, d512, 27M parameters, 4k-BPE, context 128)",
     judge: "a rubric-based judge service of the same design as mini's",
     visible: 50000,
-    hidden: 512,
+    hidden: 1000,
     budget: 100000,
-    maxNewTokens: 60,
+    maxNewTokens: 32,
     hardware: "The machine has one H200 GPU.",
-    assets: ["gpu-chat", "gpu-small", "tokenizer-gpt2", "corpus-keyed"],
+    assets: ["gpu-chat4k", "gpu-small", "mini-chat", "tokenizer-gpt2", "corpus-keyed"],
   },
   tiny: {
     policy: "a tiny GPT (tests)",
@@ -142,13 +142,13 @@ export function defineFinetuneGpt2Qa(options: FinetuneGpt2QaOptions = {}) {
 
 /**
  * The registered family: mini offered (the shipped 12M `mini-chat` policy; calibrated through the local sandbox, README.md
- * "Calibration"). gpu has its policy (`gpu-chat`) but no tuned reference and no calibration. paper is code tested on
+ * "Calibration"). gpu has its policy (`gpu-chat4k`) and a reference recipe but no calibration. paper is code tested on
  * stand-ins only (tests/test_finetune_gpt2_qa_paper.py, paper.test.ts): its grader must reach the judge endpoint, and
  * a sandbox has no network.
  */
 export const family = defineFinetuneGpt2Qa({
   unavailable: {
-    gpu: "finetune_gpt2_qa/gpu is not calibrated: its policy gpu-chat answers, but the reference has gained only 0.01 to 0.03 over the start on an H200 so far (0.477 to 0.507 on 2026-12-05), and it has run only outside the sandbox (see environments/finetune_gpt2_qa/README.md, 'Status')",
+    gpu: "finetune_gpt2_qa/gpu is not calibrated: its policy is now gpu-chat4k (mini's design at 27M parameters, pretrained at set-up on the GPU), which has not run on a GPU yet (see environments/finetune_gpt2_qa/README.md, 'Status')",
     paper:
       "finetune_gpt2_qa/paper is code tested on stand-ins, never run: it needs 2 H100s, gpt2-xl, gpt2-alpaca and Alpaca on the host (paper-inputs.ts), and a judge endpoint that the grader can reach, which rebench's sandbox (no network) does not give yet (see environments/finetune_gpt2_qa/README.md, 'Variants')",
   },

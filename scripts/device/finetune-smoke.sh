@@ -14,7 +14,7 @@ shift || true
 reference_args=("$@")
 [ ${#reference_args[@]} -gt 0 ] || reference_args=(--prompts 512 --k 8 --temperature 1.0 --top-k 40 --max-new-tokens 16 --score-temperature 0.3 --score-min-new-tokens 4 --lr 1e-4)
 export PYTHONPATH=$PWD/python
-# SMOKE_PROFILE=gpu4k: another profile of grader/settings.py (default gpu); its assets are built here
+# SMOKE_PROFILE=tiny (or another profile) of grader/settings.py (default gpu); its assets are built here
 profile=${SMOKE_PROFILE:-gpu}
 python3 -c "
 import sys; sys.path.insert(0, 'environments/finetune_gpt2_qa/grader')

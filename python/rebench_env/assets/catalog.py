@@ -99,13 +99,13 @@ ASSETS: dict[str, Asset] = {
         Asset("gpu-chat", "model", ModelSpec(
             tokens="tokens-gpt2-chat", gpt=_gpt2(12, 12, 768), device="cuda", threads=None, seed_label="assets/model/gpu-chat",
             train=TrainConfig(steps=2000, batch_size=16, learning_rate=6e-4, warmup_steps=100, precision="bf16", log_interval=50, eval_interval=1000, eval_batches=20),
-        ), "GPT-2-small shape (124M) pretrained on tokens-gpt2-chat: knows what an answer looks like (finetune_gpt2_qa gpu's policy)"),
+        ), "GPT-2-small shape (124M) pretrained on tokens-gpt2-chat: finetune_gpt2_qa gpu's policy until 2026-12-06 (its README, History 5); in no variant's list"),
         Asset("tokens-bpe4k-chat-keyed", "tokens", ChatTokensSpec(corpus="corpus-keyed", tokenizer="mini-chat"),
-              "keyed corpus as mini-chat's 4k-BPE tokens, with question-and-answer text from its train split as 30% of train (finetune_gpt2_qa's gpu4k trial profile)"),
+              "keyed corpus as mini-chat's 4k-BPE tokens, with question-and-answer text from its train split as 30% of train (finetune_gpt2_qa gpu)"),
         Asset("gpu-chat4k", "model", ModelSpec(
             tokens="tokens-bpe4k-chat-keyed", gpt=_bpe4k(128, 8, 8, 512), device="cuda", threads=None, seed_label="assets/model/gpu-chat4k",
             train=TrainConfig(steps=4000, batch_size=128, learning_rate=1e-3, warmup_steps=100, precision="bf16", log_interval=250, eval_interval=2000, eval_batches=20),
-        ), "8-layer d512 GPT (27M) on tokens-bpe4k-chat-keyed, 4,000 steps of 128 x 128 (66M tokens), bf16: mini-chat's design at twice the width and depth (a candidate for finetune_gpt2_qa gpu's policy)"),
+        ), "8-layer d512 GPT (27M) on tokens-bpe4k-chat-keyed, 4,000 steps of 128 x 128 (66M tokens), bf16: mini-chat's design at 2.2 times the parameters (finetune_gpt2_qa gpu's policy)"),
         Asset("tokenizer-bpe4k-chat", "tokenizer", BpeTokenizerSpec(corpus="corpus", vocab_size=4096),
               "byte-level BPE, 4,096 ids, trained on the unkeyed corpus (mini-chat's, shipped with it)"),
         Asset("tokens-bpe4k-chat", "tokens", ChatTokensSpec(corpus="corpus", tokenizer="tokenizer-bpe4k-chat"),
@@ -133,7 +133,7 @@ ASSETS: dict[str, Asset] = {
 
 VARIANTS: dict[str, tuple[str, ...]] = {
     "mini": ("corpus", "corpus-keyed", "tokenizer-gpt2", "tokenizer-bpe4k", "tokens-gpt2", "tokens-bpe4k", "mini-small", "mini-large", "tokens-bpe1k", "mini-chat"),
-    "gpu": ("corpus", "corpus-keyed", "tokenizer-gpt2", "tokens-gpt2", "tokens-gpt2-keyed", "gpu-small", "gpu-large", "tokens-gpt2-chat", "gpu-chat"),
+    "gpu": ("corpus", "corpus-keyed", "tokenizer-gpt2", "tokens-gpt2", "tokens-gpt2-keyed", "gpu-small", "gpu-large", "mini-chat", "tokens-bpe4k-chat-keyed", "gpu-chat4k"),
     "tiny": ("corpus-tiny", "corpus-tiny-keyed", "tokenizer-bpe512-tiny", "tokens-bpe512-tiny", "tiny"),
 }
 

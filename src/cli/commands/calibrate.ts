@@ -57,6 +57,7 @@ interface CalibrateOptions {
   progress: number;
   resume?: boolean;
   maxNewRuns?: number;
+  only?: string;
 }
 
 /** How long the machine is watched before a timing-sensitive calibration starts. */
@@ -103,6 +104,10 @@ export function registerCalibrate(program: Command, io: Io): void {
           "start at most n runs in this invocation (with --resume: a calibration split over several calls, e.g. a GPU machine's 10-minute ones); exit 1 'incomplete' until all are done",
           positiveInteger("--max-new-runs"),
         )
+        .option(
+          "--only <solution>",
+          "start or reference: run only that solution's runs (with --resume: a calibration split over calls, the reference's first to see the gap early)",
+        )
         .option("--progress <seconds>", "seconds between progress lines when not on a terminal", positiveNumber("--progress"), 30)
         .option("--json", "print one JSON object: {environment, variant, machine, start: {mean, std, n, values}, reference, gapOverStd, pass, ...}"),
     ).addHelpText(
@@ -120,6 +125,9 @@ export function registerCalibrate(program: Command, io: Io): void {
 
 async function calibrate(name: string, options: CalibrateOptions, io: Io): Promise<void> {
   const variant = parseWith(Variant, options.variant, "--variant");
+  if (options.only !== undefined && options.only !== "start" && options.only !== "reference") {
+    throw new InvalidInputError(`--only is start or reference, got "${options.only}"`);
+  }
   const family = getEnvironment(name);
   const task = checkTask(family, parseWith(TaskId, options.task, "--task"));
   requireImplementation(family.name, variant);
@@ -148,7 +156,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
   let budget = options.maxNewRuns ?? Number.POSITIVE_INFINITY;
   const solutionRuns = async (store: RunStore, actions: "start" | "reference"): Promise<RunSummary[]> => {
     const kept = options.resume ? await priorCalibrationRuns(store, { environment: family.name, variant, task, actions, digest }) : [];
-    const wanted = Math.min(options.runs - Math.min(kept.length, options.runs), budget);
+    const wanted = options.only !== undefined && options.only !== actions ? 0 : Math.min(options.runs - Math.min(kept.length, options.runs), budget);
     budget -= wanted;
     if (kept.length > 0) io.err(`rebench: ${Math.min(kept.length, options.runs)} finished ${actions} run(s) kept from ${db}\n`);
     const fresh = wanted > 0 ? await runAgentBatch(store, { ...common, runs: wanted, actions }, progressIo) : [];
@@ -167,8 +175,13 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
         runs: options.runs,
         db,
       });
-    throw new ReportedFailureError(`the calibration of ${family.name}/${variant} is incomplete (${have}; --max-new-runs ${options.maxNewRuns})`, {
-      hint: `run the same command again with --resume --db ${db}: the finished runs are kept`,
+    const limits = [options.maxNewRuns === undefined ? "" : `--max-new-runs ${options.maxNewRuns}`, options.only ? `--only ${options.only}` : ""].filter(
+      Boolean,
+    );
+    throw new ReportedFailureError(`the calibration of ${family.name}/${variant} is incomplete (${have}; ${limits.join(", ")})`, {
+      hint: options.only
+        ? `run it again with --resume --db ${db} and without --only (or --only ${options.only === "start" ? "reference" : "start"}): the finished runs are kept`
+        : `run the same command again with --resume --db ${db}: the finished runs are kept`,
     });
   }
   const unscored = [...startRuns, ...referenceRuns].filter((r) => r.finalRaw === null);
