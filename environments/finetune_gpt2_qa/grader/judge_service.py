@@ -140,7 +140,7 @@ def load_service_judge(args: argparse.Namespace) -> Any:
 
     torch.set_num_threads(torch_threads)
     tasks = {t.prompt: t for t in read_tasks(Path(args.state) / "visible_tasks.jsonl")}
-    return load_judge(Path(args.assets) / args.lm / "model.pt", Path(args.assets) / args.tokenizer, tasks)
+    return load_judge(Path(args.assets) / args.lm / "model.pt", Path(args.assets) / args.tokenizer, tasks, device=args.device)
 
 
 def serve(args: argparse.Namespace) -> None:
@@ -167,6 +167,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--openai", help="judge.json of an OpenAI-compatible endpoint (paper): judge with that LLM instead of the rubric")
     p.add_argument("--lm", default="mini-small")
     p.add_argument("--tokenizer", default="tokenizer-bpe4k")
+    p.add_argument("--device", default="cpu", help="where the reference LM runs: cpu or cuda (the profile's device; the CPU where CUDA is missing)")
     p.add_argument("--log", required=True)
     p.add_argument("--budget", type=int, required=True, help="pairs the agent may have judged in the whole run")
     return p

@@ -166,7 +166,7 @@ def score(workspace: Path, protected: Path, hidden_task: bool) -> tuple[dict[str
     draws = [sample(model, tok, prompts, settings, seed=seed + i, batch_size=profile.batch_size) for i in range(profile.samples)]
     responses = draws[0]
     details["generate_seconds"] = round(time.perf_counter() - started, 2)
-    judge = load_judge(assets / profile.lm / "model.pt", assets / profile.judge_tokenizer, {t.prompt: t for t in tasks})
+    judge = load_judge(assets / profile.lm / "model.pt", assets / profile.judge_tokenizer, {t.prompt: t for t in tasks}, device=profile.device)
     judge.memo = {}
     win_rates: dict[str, float] = {}
     for name in ("base", "supervised"):

@@ -98,7 +98,7 @@ def start_judge(protected: Path, profile: Profile, timeout_s: float = 120.0) -> 
     folder = protected / "judge"
     return start_service(protected, ["--state", str(protected / "state"), "--assets", str(protected / "assets"), "--lm", profile.lm,
                                      "--tokenizer", profile.judge_tokenizer, "--log", str(folder / "calls.jsonl"),
-                                     "--budget", str(profile.budget)], timeout_s)  # fmt: skip
+                                     "--budget", str(profile.budget), "--device", profile.device], timeout_s)  # fmt: skip
 
 
 def start_service(protected: Path, args: list[str], timeout_s: float = 120.0) -> dict[str, Any]:

@@ -187,3 +187,20 @@ def test_a_constant_answer_does_not_beat_the_reference() -> None:
     for constant in ["It is a word of the", "And the LORD said unto him", "I do not know.", "The answer is"]:
         rate = sum(j.win_probability(t.prompt, constant, r) for t in known for r in references) / (len(known) * len(references))
         assert rate <= 0.5, constant
+
+
+def test_fluency_on_cuda_falls_back_to_the_cpu_with_the_same_values(assets_home: Path) -> None:
+    """gpu's judge asks for "cuda" (Fluency's docstring); without CUDA it must measure exactly what the CPU does."""
+    import torch
+    from rebench_env.tokenizer import load_tokenizer
+
+    tok = load_tokenizer(assets_home / "assets" / "tokenizer-bpe512-tiny")
+    cpu = judge.Fluency(assets_home / "assets" / "tiny" / "model.pt", tok)
+    asked = judge.Fluency(assets_home / "assets" / "tiny" / "model.pt", tok, device="cuda")
+    assert asked.device == ("cuda" if torch.cuda.is_available() else "cpu")
+    assert next(asked.model.parameters()).device.type == asked.device
+    pairs = [("Define the word 'corium'.", "The deep layer of the skin"), ("What is 37 + 58?", "95")]
+    values = [asked(p, r) for p, r in pairs]
+    assert all(-20.0 < v < 0.0 for v in values)
+    expected = [cpu(p, r) for p, r in pairs]
+    assert values == (expected if asked.device == "cpu" else pytest.approx(expected, abs=1e-3))
