@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SqliteRunStore } from "../../src/store/index.js";
 import { exportBundle } from "../../src/web/export-bundle.js";
@@ -106,6 +106,33 @@ describe.skipIf(skip !== undefined)("rebench serve in a real browser (chromium)"
     await page.click(`a.run-link:text("${runs.modular}")`);
     await page.waitForSelector(".trajectory");
     expect(page.url()).toContain(`#/run/${runs.modular}`);
+  });
+
+  test("text typed into a filter while the list is drawn again is kept, and Enter applies it", async () => {
+    await open("#/runs?state=running");
+    await eventually(() => page.locator("#page-status").textContent()).toBe("runs 1–1 of 1");
+    // The answer to the next address (no state filter) is held back while the user types the minimum.
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const late = async (route: Route) => {
+      if (!route.request().url().includes("state=")) await held;
+      await route.continue();
+    };
+    await page.route("**/api/runs?*", late);
+    try {
+      await page.uncheck("input[name=state][value=running]");
+      await page.fill("input[name=min]", "0.4");
+      release();
+      await eventually(() => page.locator("#page-status").textContent()).toBe("runs 1–8 of 8"); // drawn again
+      expect(await page.inputValue("input[name=min]")).toBe("0.4");
+      expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name)).toBe("min");
+      await page.press("input[name=min]", "Enter");
+      await eventually(() => page.url()).toContain("min=0.4");
+    } finally {
+      await page.unroute("**/api/runs?*", late);
+    }
   });
 
   test("a modular run: generations with tokens and tool calls, long outputs collapsed with their size and expandable, the score chart and budgets", async () => {

@@ -5,7 +5,7 @@
  * renderer escapes every label); everything else is built as text.
  */
 import type { ComparisonView, RunFacetsView } from "../api-types.js";
-import { clear, h } from "./dom.js";
+import { clear, h, keepTyping } from "./dom.js";
 import type { Source } from "./source.js";
 
 export async function comparePage(
@@ -17,6 +17,7 @@ export async function comparePage(
 ): Promise<() => void> {
   const [view, facets] = await Promise.all([source.compare(query), source.runs(new URLSearchParams({ limit: "1" })).then((p) => p.facets)]);
   if (!current()) return () => undefined;
+  const typing = keepTyping(root);
   clear(root);
   root.appendChild(h("h1", {}, "Comparison: agents and humans"));
   root.appendChild(
@@ -24,6 +25,7 @@ export async function comparePage(
       ? filters(view, facets, query, go)
       : h("p", { class: "note" }, `All runs of this copy, budgets ${view.filters.budgets} (filters need the live viewer).`),
   );
+  typing();
   root.appendChild(h("p", { class: "note", id: "compare-source" }, `${view.runs} comparable runs from ${view.source}.`));
   for (const note of view.notes) root.appendChild(h("p", { class: "note" }, note));
   for (const table of view.tables) {

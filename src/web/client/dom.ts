@@ -37,3 +37,24 @@ export function svg(tag: string, attributes: Record<string, string | number> = {
 export function clear(element: Element): void {
   while (element.firstChild) element.removeChild(element.firstChild);
 }
+
+/**
+ * What the user is typing into a text field of `root` (the focused input with a name), so that a redraw keeps
+ * it. A page drawn again while someone types (the answer to a filter they changed a moment before, arriving
+ * late) replaces the field, and the text went with it. Call before clearing `root`; the function it returns
+ * puts the text and the focus back into the new field of that name (checkboxes and radios show the address's
+ * state instead).
+ */
+export function keepTyping(root: Element): () => void {
+  const active = document.activeElement;
+  if (!(active instanceof HTMLInputElement) || !active.name || !root.contains(active) || active.type === "checkbox" || active.type === "radio") {
+    return () => undefined;
+  }
+  const { name, value } = active;
+  return () => {
+    const field = root.querySelector<HTMLInputElement>(`input[name="${CSS.escape(name)}"]`);
+    if (!field) return;
+    field.value = value;
+    field.focus();
+  };
+}

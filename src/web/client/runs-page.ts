@@ -5,7 +5,7 @@
  * be shared or reloaded; running runs refresh every few seconds.
  */
 import type { RunRow, RunsPage } from "../api-types.js";
-import { clear, h } from "./dom.js";
+import { clear, h, keepTyping } from "./dom.js";
 import { duration, score, when } from "./format.js";
 import type { Source } from "./source.js";
 
@@ -33,17 +33,23 @@ export async function runsPage(
   const page = await source.runs(query);
   if (!current()) return () => undefined;
   const set = (changes: Record<string, string | undefined>, keepOffset = false) => {
+    // A form of an older address acts no more: Chrome fires the change of a field with unapplied text as the
+    // next drawing removes it, which navigated from the old address (and its filters) over the new one.
+    if (!current()) return;
     const next = new URLSearchParams(query);
     for (const [k, v] of Object.entries(changes)) {
       if (v === undefined || v === "") next.delete(k);
       else next.set(k, v);
     }
     if (!keepOffset) next.delete("offset");
+    if (location.hash === `#/runs?${next}`) return; // already there (Enter, then the field's change as it goes)
     go(`#/runs?${next}`);
   };
+  const typing = keepTyping(root);
   clear(root);
   root.appendChild(h("h1", {}, "Runs"));
   root.appendChild(filters(page, query, set));
+  typing();
   const table = h("table", { class: "runs", id: "runs-table" });
   const header = h("tr");
   const sort = query.get("sort") ?? "created";
@@ -124,6 +130,10 @@ function filters(page: RunsPage, query: URLSearchParams, set: (changes: Record<s
         value: query.get(name) ?? "",
         class: "score-input",
         onchange: (e) => set({ [name]: (e.target as HTMLInputElement).value }),
+        // Enter applies the field even where no change event follows (text put back after a redraw: keepTyping).
+        onkeydown: (e) => {
+          if ((e as KeyboardEvent).key === "Enter") set({ [name]: (e.target as HTMLInputElement).value });
+        },
       }),
     );
   return h(
