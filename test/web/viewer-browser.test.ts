@@ -112,7 +112,7 @@ describe.skipIf(skip !== undefined)("rebench serve in a real browser (chromium)"
     await open("#/runs?state=running");
     await eventually(() => page.locator("#page-status").textContent()).toBe("runs 1–1 of 1");
     // The answer to the next address (no state filter) is held back while the user types the minimum.
-    let release = () => undefined as void;
+    let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });

@@ -209,7 +209,11 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     gapOverStd: verdict.gapOverStd === null ? null : round(verdict.gapOverStd),
     ...(options.allowBusy && timingSensitive ? { note: busyNote(busyBefore, contendedCount, startRuns.length + referenceRuns.length) } : {}),
     // Refused for timing-sensitive variants (agent-batch.ts), so it never meets the --allow-busy note.
-    ...((options.runsPerGpu ?? 1) > 1 ? { note: `calibrated with --runs-per-gpu ${options.runsPerGpu}: up to ${options.runsPerGpu} runs shared a GPU (this call's setting; runs kept by --resume ran under their own)` } : {}),
+    ...((options.runsPerGpu ?? 1) > 1
+      ? {
+          note: `calibrated with --runs-per-gpu ${options.runsPerGpu}: up to ${options.runsPerGpu} runs shared a GPU (this call's setting; runs kept by --resume ran under their own)`,
+        }
+      : {}),
   };
   const file = calibrationPath(family.dir);
   // A contended run's timing is not this machine's: such numbers are not written without --allow-busy.
