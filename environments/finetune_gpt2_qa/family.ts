@@ -119,7 +119,7 @@ export function defineFinetuneGpt2Qa(options: FinetuneGpt2QaOptions = {}) {
         ...(options.miniNormalization ? { normalization: options.miniNormalization } : {}),
       },
       gpu: {
-        scale: "one H200: a 124M-parameter GPT, the same judge design (or an OpenAI-compatible judge endpoint)",
+        scale: "one H200 (H100 accepted): a 27M-parameter GPT pretrained at set-up, the same judge design (or an OpenAI-compatible judge endpoint)",
         resources: GPU_RESOURCES,
         ...(options.unavailable?.gpu ? { unavailableReason: options.unavailable.gpu } : { implementation: implementation("gpu", "gpu") }),
       },
@@ -142,13 +142,13 @@ export function defineFinetuneGpt2Qa(options: FinetuneGpt2QaOptions = {}) {
 
 /**
  * The registered family: mini offered (the shipped 12M `mini-chat` policy; calibrated through the local sandbox, README.md
- * "Calibration"). gpu has its policy (`gpu-chat4k`) and a reference recipe but no calibration. paper is code tested on
+ * "Calibration"). gpu runs (its policy `gpu-chat4k` and a reference recipe) but has no calibration yet, as restricted_mlm's
+ * and optimize_llm_foundry's gpu: its runs have no normalized score until `rebench calibrate --variant gpu --write`. paper is code tested on
  * stand-ins only (tests/test_finetune_gpt2_qa_paper.py, paper.test.ts): its grader must reach the judge endpoint, and
  * a sandbox has no network.
  */
 export const family = defineFinetuneGpt2Qa({
   unavailable: {
-    gpu: "finetune_gpt2_qa/gpu is not calibrated: its policy is now gpu-chat4k (mini's design at 27M parameters, pretrained at set-up on the GPU), which has not run on a GPU yet (see environments/finetune_gpt2_qa/README.md, 'Status')",
     paper:
       "finetune_gpt2_qa/paper is code tested on stand-ins, never run: it needs 2 H100s, gpt2-xl, gpt2-alpaca and Alpaca on the host (paper-inputs.ts), and a judge endpoint that the grader can reach, which rebench's sandbox (no network) does not give yet (see environments/finetune_gpt2_qa/README.md, 'Variants')",
   },
