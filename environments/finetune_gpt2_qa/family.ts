@@ -37,7 +37,7 @@ export const PROFILES: Readonly<Record<string, VariantText & { assets: readonly 
     hidden: 1000,
     budget: 100000,
     maxNewTokens: 32,
-    hardware: "The machine has one H200 GPU.",
+    hardware: "The machine has one GPU (an H200 or an H100).",
     assets: ["gpu-chat4k", "gpu-small", "mini-chat", "tokenizer-gpt2", "corpus-keyed"],
   },
   tiny: {
