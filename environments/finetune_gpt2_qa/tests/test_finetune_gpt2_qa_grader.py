@@ -33,7 +33,13 @@ def test_the_agent_gets_prompts_without_answers_and_the_grader_keeps_them(sandbo
     for name in ("base", "supervised"):
         assert len((state / "references" / f"{name}.jsonl").read_text().splitlines()) == 20
     workspace_text = "\n".join(p.read_text(errors="replace") for p in sandbox.workspace.rglob("*.json*"))
-    assert hidden[0]["instruction"] not in workspace_text
+    # A hidden arithmetic or element question may also be a visible one (few exist: setup.make_tasks), and a visible
+    # prompt may then hold it by chance; every other hidden instruction, and every hidden answer, stays out.
+    visible = {r["instruction"] for r in rows}
+    own = [h for h in hidden if h["instruction"] not in visible]
+    assert len(own) >= len(hidden) // 4, f"only {len(own)} of {len(hidden)} hidden instructions are not visible ones"
+    assert [h["instruction"] for h in own if h["instruction"] in workspace_text] == []
+    assert all(json.dumps(h["answer"]) not in workspace_text for h in own if h["kind"] in ("define", "verse"))
     assert (sandbox.workspace / "finetuned_model" / "model.pt").is_file()  # the starting solution ran
     assert not (sandbox.protected / "assets" / "corpus-tiny").exists()
 
