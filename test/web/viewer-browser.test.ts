@@ -258,8 +258,8 @@ describe.skipIf(skip !== undefined)("rebench serve in a real browser (chromium)"
   });
 
   describe("the static export: the same pages from files, hidden scores left out", () => {
-    // Writing the export (about 2,600 files, 28 MB) is set-up, not a step of a test: in the full suite on two
-    // shared cores it took most of the one test's minute that used to hold it.
+    // Writing the export (about 2,600 files, 28 MB; 2.9 s on the quiet 2-core VM) is set-up, not a step of a test:
+    // the one test that held it and four pages ran past its minute in CI's full suite (2026-12-06).
     let server: Server;
     let base: string;
 
