@@ -143,9 +143,9 @@ export function defineFinetuneGpt2Qa(options: FinetuneGpt2QaOptions = {}) {
 /**
  * The registered family: mini offered (the shipped 12M `mini-chat` policy; calibrated through the local sandbox, README.md
  * "Calibration"). gpu runs (its policy `gpu-chat4k` and a reference recipe) but has no calibration yet, as restricted_mlm's
- * and optimize_llm_foundry's gpu: its runs have no normalized score until `rebench calibrate --variant gpu --write`. paper is code tested on
- * stand-ins only (tests/test_finetune_gpt2_qa_paper.py, paper.test.ts): its grader must reach the judge endpoint, and
- * a sandbox has no network.
+ * and optimize_llm_foundry's gpu: its runs have no normalized score until `rebench calibrate --variant gpu --write`.
+ * paper is code tested on stand-ins only (tests/test_finetune_gpt2_qa_paper.py, paper.test.ts): its grader must reach
+ * the judge endpoint, and a sandbox has no network.
  */
 export const family = defineFinetuneGpt2Qa({
   unavailable: {
