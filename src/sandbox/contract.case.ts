@@ -2,14 +2,16 @@
  * @module
  * The contract every sandbox backend passes: isolation (protected directory, network, read-only system,
  * separate users, no capabilities), timeouts that kill the whole command, capped output, persistent shell
- * state, file round-trips as each user, the as-agent helper, limits, reattach and destroy. Each backend's
+ * state, file round-trips as each user, the as-agent helper, limits, reattach and destroy (whatever the agent
+ * left in the workspace, nothing of the sandbox stays on the host). Each backend's
  * own test file calls `sandboxContract`.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { BUILT, hostileTreeCommand } from "../../test/helpers/hostile-tree.js";
 import { forkCommand } from "./probe.js";
 import { type Sandbox, type SandboxBackend, SandboxFileError, type SandboxLimits } from "./sandbox.js";
 
@@ -21,6 +23,11 @@ const HIDDEN = ["/usr/share/common-licenses", "/etc/debian_version"];
 export interface ContractOptions {
   /** A scratch directory on the host (fixtures for workspaceFrom / protectedFrom). */
   scratch: string;
+  /**
+   * The host paths that hold a sandbox's files (its folder, an engine's volumes on this host): the destroy
+   * test checks that they exist before destroy() and that none does after it.
+   */
+  hostPaths: (sandbox: Sandbox) => Promise<string[]>;
   /** Skip every test with this reason (the backend cannot run here). */
   skip?: string;
 }
@@ -288,6 +295,33 @@ export function sandboxContract(name: string, backend: () => SandboxBackend, opt
       const forks = await sandbox.exec(forkCommand(CONTRACT_LIMITS.processes + 50), { timeoutMs: 60_000 });
       expect(Number(forks.stdout)).toBeLessThan(CONTRACT_LIMITS.processes + 50);
       expect((await sandbox.exec("ulimit -t")).stdout).toBe(`${CONTRACT_LIMITS.cpuSecondsPerCommand}\n`);
+    });
+
+    test("destroy() removes everything whatever the agent left: a chain past PATH_MAX, sealed directories, sockets, FIFOs, a running writer", async () => {
+      const id = `${unique}h`;
+      const doomed = await backend().create({
+        id,
+        workspaceFrom: path.join(options.scratch, "workspace"),
+        protectedFrom: path.join(options.scratch, "protected"),
+        limits: CONTRACT_LIMITS,
+      });
+      try {
+        const built = await doomed.exec(hostileTreeCommand("hostile"), { timeoutMs: 120_000 });
+        expect(built.stdout, built.stderr).toMatch(BUILT);
+        // The grader seals a directory of its own in the protected directory, and the agent one in /tmp.
+        expect(
+          (await doomed.exec(`mkdir -p ${doomed.paths.protected}/sealed/in && chmod 000 ${doomed.paths.protected}/sealed`, { user: "grader" })).exitCode,
+        ).toBe(0);
+        expect((await doomed.exec("mkdir -p /tmp/sealed/in && chmod 000 /tmp/sealed")).exitCode).toBe(0);
+        const traces = await options.hostPaths(doomed);
+        expect(traces.length).toBeGreaterThan(0);
+        for (const trace of traces) expect(existsSync(trace), trace).toBe(true);
+        await doomed.destroy();
+        for (const trace of traces) expect(existsSync(trace), trace).toBe(false);
+        expect(await backend().reattach(id)).toBeUndefined();
+      } finally {
+        await doomed.destroy().catch(() => undefined);
+      }
     });
 
     test("reattach() finds a sandbox with its state; destroy() removes it and is idempotent", async () => {

@@ -11,6 +11,7 @@
  * helper that runs agent code as the agent user (python/rebench_env/agent_call.py wraps it). docs/sandbox.md
  * describes the model.
  */
+import { InfrastructureError } from "../core/index.js";
 
 /** Who a command runs as inside the sandbox. The agent user can never read the protected directory. */
 export type SandboxUser = "agent" | "grader" | "root";
@@ -159,8 +160,28 @@ export interface Sandbox {
    * time to see what other work used (src/core/contention.ts).
    */
   cpuSeconds(): Promise<number | undefined>;
-  /** Kill everything still running and remove the sandbox. Idempotent. */
+  /**
+   * Kill everything still running and remove the sandbox: its processes, and every file of it on the host and
+   * in the engine (the workspace with whatever the agent left in it, at any depth and with any permissions; the
+   * protected directory). Idempotent; a call after one that failed tries again. Throws SandboxTeardownError,
+   * which names what is left and how to remove it, only when something of the sandbox stays.
+   */
   destroy(): Promise<void>;
+}
+
+/**
+ * A sandbox's teardown left something behind (a mount inside its folder, an engine that does not answer):
+ * `left` names each thing (host paths, containers, volumes), the hint says how to remove them.
+ */
+export class SandboxTeardownError extends InfrastructureError {
+  constructor(
+    message: string,
+    readonly left: readonly string[],
+    hint: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, { hint, ...options });
+  }
 }
 
 /**
@@ -211,4 +232,10 @@ export interface SandboxBackend {
   create(spec: SandboxSpec): Promise<Sandbox>;
   /** Find a sandbox created earlier (after an orchestrator restart), or undefined if it is gone. */
   reattach(id: string): Promise<Sandbox | undefined>;
+  /**
+   * Remove whatever is left of sandbox `id`, whether or not `reattach` finds it (a creation cut off half-way, a
+   * folder without its metadata): what `destroy` does, for what is there. Nothing there is no error.
+   * SandboxTeardownError as `destroy`. Optional: a backend without it leaves such remains alone.
+   */
+  remove?(id: string): Promise<void>;
 }

@@ -29,7 +29,7 @@ async function until(check: () => Promise<boolean>): Promise<void> {
   }
 }
 
-export function terminalContract(name: string, backend: () => SandboxBackend, options: ContractOptions): void {
+export function terminalContract(name: string, backend: () => SandboxBackend, options: Omit<ContractOptions, "hostPaths">): void {
   const skip = options.skip ?? (tmuxAvailable() ? undefined : "tmux is not installed (apt-get install tmux)");
   const suite = skip ? describe.skip : describe;
   suite(`Sandbox terminal: ${name}${skip ? ` (skipped: ${skip})` : ""}`, () => {

@@ -1,13 +1,17 @@
-import { existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { skipOrFail } from "../../../test/helpers/required.js";
 import { tempDir } from "../../../test/helpers/tmp.js";
 import { sandboxContract } from "../contract.case.js";
 import { jailContract } from "../jail.case.js";
+import { type Sandbox, SandboxTeardownError } from "../sandbox.js";
 import { terminalContract } from "../terminal.case.js";
 import { commandWorks } from "../which.js";
 import { ContainerBackend } from "./container-backend.js";
+import { containerName } from "./container-setup.js";
+import { DockerApi } from "./docker-api.js";
 import { findEngine, type PodmanService, startPodmanService } from "./engine.js";
 import { ensureImage, sandboxImage } from "./image.js";
 
@@ -35,7 +39,15 @@ skip = skipOrFail("the container backend", skip, process.getuid?.() === 0 && com
 
 const backend = () => new ContainerBackend({ socketPath: socketPath! });
 if (skip) console.warn(`container sandbox tests skipped: ${skip}`);
-sandboxContract("container", backend, { scratch: tempDir(), skip });
+/** The host folders of a container sandbox's volumes (the engine runs on this host). */
+async function volumeFolders(sandbox: Sandbox): Promise<string[]> {
+  const info = await new DockerApi(socketPath!).json<{ Mounts?: { Type?: string; Source?: string }[] | null }>(
+    "GET",
+    `/containers/${containerName(sandbox.id)}/json`,
+  );
+  return (info.Mounts ?? []).flatMap((m) => (m.Type === "volume" && m.Source ? [m.Source] : []));
+}
+sandboxContract("container", backend, { scratch: tempDir(), skip, hostPaths: volumeFolders });
 terminalContract("container", backend, { scratch: tempDir(), skip });
 jailContract("container", backend, { skip });
 
@@ -64,6 +76,36 @@ describe.skipIf(skip !== undefined)("ContainerBackend", () => {
       fresh.stop();
     }
   }, 120_000);
+
+  test("destroy() that cannot remove a volume (a filesystem mounted in its host folder) names it and how; a later destroy() removes it", async () => {
+    const sandbox = await backend().create({ id: `mnt${process.pid}`, limits: { memoryMb: 256, processes: 64 } });
+    const folders = await volumeFolders(sandbox);
+    const workspace = folders.find((f) => existsSync(path.join(f, "workspace")))!;
+    expect(workspace).toBeDefined();
+    const point = path.join(workspace, "mnt");
+    mkdirSync(point);
+    execFileSync("mount", ["--bind", tempDir("rebench-outside-"), point]);
+    let error: unknown;
+    try {
+      error = await sandbox.destroy().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    } finally {
+      execFileSync("umount", [point]);
+    }
+    expect(error).toBeInstanceOf(SandboxTeardownError);
+    const { left, hint, message } = error as SandboxTeardownError;
+    expect(
+      left.some((l) => l.startsWith("volume ") && l.endsWith(`(${workspace})`)),
+      `${message}\n${left.join("\n")}`,
+    ).toBe(true);
+    expect(hint).toMatch(/^podman (rm -f -v rebench-|volume rm -f )/);
+    expect(existsSync(workspace)).toBe(true);
+    await sandbox.destroy();
+    for (const folder of folders) expect(existsSync(folder), folder).toBe(false);
+    expect(await backend().reattach(sandbox.id)).toBeUndefined();
+  });
 
   test("create() refuses an id already in use", async () => {
     const id = `dup${process.pid}`;

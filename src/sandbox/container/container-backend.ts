@@ -13,6 +13,7 @@ import type { BackendCheck, Sandbox, SandboxSpec } from "../sandbox.js";
 import type { TerminalBackend } from "../terminal.js";
 import { ContainerSandbox } from "./container-sandbox.js";
 import { containerExecutorConfig, containerName, createContainer, populateContainer } from "./container-setup.js";
+import { tearDownContainer } from "./container-teardown.js";
 import { DockerApi, EngineError } from "./docker-api.js";
 import { candidateSockets, findEngine, type PodmanService, startPodmanService } from "./engine.js";
 import { ensureImage } from "./image.js";
@@ -108,6 +109,12 @@ export class ContainerBackend implements TerminalBackend {
       if (error instanceof EngineError && error.status === 404) return undefined;
       throw error;
     }
+  }
+
+  /** Remove container `rebench-ID` and its volumes, if there is one (a creation cut off half-way leaves one without its labels). */
+  async remove(id: string): Promise<void> {
+    if (!SANDBOX_ID.test(id)) return;
+    await tearDownContainer(await this.engine(), id, containerName(id));
   }
 
   private async engine(): Promise<DockerApi> {

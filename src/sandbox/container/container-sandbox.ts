@@ -11,8 +11,9 @@ import { SANDBOX_PATHS } from "../layout.js";
 import type { AgentPause, ExecOptions, ExecResult, SandboxUser } from "../sandbox.js";
 import type { TerminalCommand, TerminalRequest, TerminalSandbox } from "../terminal.js";
 import { connectContainerExecutor, runInContainer, startContainerExecutor, writeExecutorConfig } from "./container-setup.js";
+import { tearDownContainer, type Volume } from "./container-teardown.js";
 import { containerTerminalCommand } from "./container-terminal.js";
-import { type DockerApi, EngineError } from "./docker-api.js";
+import type { DockerApi } from "./docker-api.js";
 
 const START_TIMEOUT_MS = 30_000;
 
@@ -21,6 +22,10 @@ export class ContainerSandbox implements TerminalSandbox {
   readonly paths = { workspace: SANDBOX_PATHS.workspace, protected: SANDBOX_PATHS.protected } as const;
   private client: Promise<ExecutorClient> | undefined;
   private destroyed = false;
+  /** The teardown in progress or done (undefined again after one that failed). */
+  private teardown: Promise<void> | undefined;
+  /** The container's volumes, as the first teardown found them (a retry needs them once the container is gone). */
+  private readonly remains: { volumes?: Volume[] } = {};
 
   constructor(
     private readonly api: DockerApi,
@@ -73,14 +78,18 @@ export class ContainerSandbox implements TerminalSandbox {
   }
 
   async destroy(): Promise<void> {
-    if (this.destroyed) return;
     this.destroyed = true;
+    // Idempotent, and a call after one that failed (SandboxTeardownError) tries again.
+    this.teardown ??= this.tearDown().catch((error: unknown) => {
+      this.teardown = undefined;
+      throw error;
+    });
+    return this.teardown;
+  }
+
+  private async tearDown(): Promise<void> {
     (await this.client?.catch(() => undefined))?.close();
-    try {
-      await this.api.json("DELETE", `/containers/${this.container}?force=true&v=true`);
-    } catch (error) {
-      if (!(error instanceof EngineError && error.status === 404)) throw error;
-    }
+    await tearDownContainer(this.api, this.id, this.container, this.remains);
   }
 
   private async executor(): Promise<ExecutorClient> {

@@ -115,6 +115,41 @@ export function stopExecutor(dirs: HostDirs, role: Role): void {
   rmSync(dirs.info(role), { force: true });
 }
 
+/**
+ * Kill `role`'s namespace and wait, at most `waitMs`, until every process in it is gone: the kernel kills
+ * them when the namespace's init dies, and init turns zombie (or vanishes) only once they all have. Returns
+ * false when the wait ran out. Idempotent.
+ */
+export async function stopExecutorAndWait(dirs: HostDirs, role: Role, waitMs: number): Promise<boolean> {
+  const pid = namespaceInitPid(dirs, role);
+  const started = pid === undefined ? undefined : startTime(pid);
+  stopExecutor(dirs, role);
+  if (pid === undefined || started === undefined) return true;
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const state = processState(pid);
+    if (state === undefined || state.state === "Z" || state.state === "X" || state.startTime !== started) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A process's state letter and start time (in clock ticks since boot) from /proc, or undefined when it is gone. */
+function processState(pid: number): { state: string; startTime: string } | undefined {
+  try {
+    // The command name (field 2) is in parentheses and may hold spaces: count fields after its closing one.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { state: fields[0]!, startTime: fields[19]! };
+  } catch {
+    return undefined;
+  }
+}
+
+function startTime(pid: number): string | undefined {
+  return processState(pid)?.startTime;
+}
+
 /** Host pid of the namespace's init, from bubblewrap's --info-fd report (if that process still is it). */
 export function namespaceInitPid(dirs: HostDirs, role: Role): number | undefined {
   try {

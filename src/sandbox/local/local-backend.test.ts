@@ -25,7 +25,7 @@ const skip = skipOrFail(
       : undefined,
 );
 
-sandboxContract("local", () => backend, { scratch: tempDir(), skip });
+sandboxContract("local", () => backend, { scratch: tempDir(), skip, hostPaths: async (sandbox) => [path.join(root, sandbox.id)] });
 terminalContract("local", () => backend, { scratch: tempDir(), skip });
 jailContract("local", () => backend, { skip });
 

@@ -5,7 +5,7 @@
  * process limits; without root it still works, degraded: every command runs as the invoking user and
  * limits fall back to rlimits (check() says exactly what is lost).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ConflictError, InvalidInputError, rebenchHome } from "../../core/index.js";
 import { gpuDeviceNodes } from "../gpu-devices.js";
@@ -17,6 +17,7 @@ import { commandWorks } from "../which.js";
 import { HostDirs, type Ids, type Owners } from "./host-dirs.js";
 import { type CgroupVersion, cgroupVersion } from "./limit-groups.js";
 import { LocalSandbox, type LocalSandboxMetadata } from "./local-sandbox.js";
+import { tearDownLocalSandbox } from "./teardown.js";
 
 export interface LocalBackendOptions {
   /** Where sandboxes live on the host; default `$REBENCH_HOME/sandboxes` (REBENCH_HOME: ~/.rebench). */
@@ -129,17 +130,26 @@ export class LocalBackend implements TerminalBackend {
     return readdirSync(this.root).filter((name) => SANDBOX_ID.test(name));
   }
 
+  /**
+   * Remove what is left of sandbox `id`: destroy it if it can be found again, else kill what its folder's
+   * records still name (namespaces, cgroups) and remove the folder (a creation cut off half-way leaves one
+   * without metadata, the protected files perhaps already copied in).
+   */
+  async remove(id: string): Promise<void> {
+    if (!SANDBOX_ID.test(id)) return;
+    const sandbox = await this.reattach(id);
+    if (sandbox) return sandbox.destroy();
+    const dirs = new HostDirs(path.join(this.root, id));
+    if (!existsSync(dirs.root)) return;
+    await tearDownLocalSandbox(dirs, id, this.cgroupsUsable());
+  }
+
   /** Destroy every sandbox under this backend's root (their processes, cgroups and folders); returns how many. */
   async destroyAll(): Promise<number> {
     let count = 0;
     for (const id of this.list()) {
-      const sandbox = await this.reattach(id);
-      if (sandbox) {
-        await sandbox.destroy();
-        count += 1;
-      } else {
-        rmSync(path.join(this.root, id), { recursive: true, force: true });
-      }
+      if ((await this.reattach(id)) !== undefined) count += 1;
+      await this.remove(id);
     }
     return count;
   }

@@ -6,7 +6,6 @@
  * that runs commands as the requested user; agent commands go to the agent's namespace, grader and root
  * commands to the grader's. Executors start on first use and are found again after a restart.
  */
-import { rmSync } from "node:fs";
 import { InfrastructureError } from "../../core/index.js";
 import { type ExecutorClient, pauseThrough, toExecRequest } from "../executor-client.js";
 import { baseEnv, IN_SANDBOX, SANDBOX_PATHS, UMASKS, venvBasePrefix } from "../layout.js";
@@ -16,6 +15,7 @@ import { type ExecutorConfig, executorConfigDefaults, namespaceInitPid, reconnec
 import { EXECUTOR_CAPS, type HostDirs, type Owners, type Role } from "./host-dirs.js";
 import { type CgroupVersion, sandboxGroups } from "./limit-groups.js";
 import { localTerminalCommand } from "./local-terminal.js";
+import { tearDownLocalSandbox } from "./teardown.js";
 
 /** Default timeout of one as-agent call when the grader gives none. */
 const AS_AGENT_TIMEOUT_S = 600;
@@ -53,6 +53,8 @@ export class LocalSandbox implements TerminalSandbox {
   readonly paths = { workspace: SANDBOX_PATHS.workspace, protected: SANDBOX_PATHS.protected } as const;
   private readonly executors = new Map<Role, Promise<ExecutorClient>>();
   private destroyed = false;
+  /** The teardown in progress or done (undefined again after one that failed). */
+  private teardown: Promise<void> | undefined;
 
   constructor(
     private readonly dirs: HostDirs,
@@ -93,14 +95,19 @@ export class LocalSandbox implements TerminalSandbox {
   }
 
   async destroy(): Promise<void> {
-    if (this.destroyed) return;
     this.destroyed = true;
+    // Idempotent, and a call after one that failed (SandboxTeardownError) tries again.
+    this.teardown ??= this.tearDown().catch((error: unknown) => {
+      this.teardown = undefined;
+      throw error;
+    });
+    return this.teardown;
+  }
+
+  private async tearDown(): Promise<void> {
     for (const pending of this.executors.values()) (await pending.catch(() => undefined))?.close();
     this.executors.clear();
-    stopExecutor(this.dirs, "grader");
-    stopExecutor(this.dirs, "agent");
-    if (this.meta.cgroups) await sandboxGroups(this.id, this.meta.cgroups).destroy();
-    rmSync(this.dirs.root, { recursive: true, force: true });
+    await tearDownLocalSandbox(this.dirs, this.id, this.meta.cgroups);
   }
 
   /** The live executor of `role`'s namespace: reused, found again after a restart, or started. */
