@@ -4,14 +4,15 @@
  * records the request (`cancel_requested`), its job is cancelled (its `runs drive` removes the sandbox on
  * the node as it stops), then the run fails with the reason. A local run: refused while a live
  * orchestrator drives it (stopping that process is the way: its other runs continue with `rebench runs
- * resume`); otherwise its sandbox on this host is removed and the run fails. Its score log is kept.
+ * resume`); otherwise its sandbox on this host is removed (what could not be is noted in the run's log and in
+ * the result) and the run fails. Its score log is kept.
  */
 import os from "node:os";
 import { ConflictError, isTerminal, type RunSummary } from "../core/index.js";
 import { type JobInfo, jobActive, jobStates } from "../slurm/index.js";
 import type { RunStore } from "../store/store.js";
+import { destroyRunSandbox } from "./destroy-run-sandbox.js";
 import { liveDriver } from "./ownership.js";
-import { destroyRunSandbox } from "./run-gpus.js";
 import { backendNameOf, sandboxBackend } from "./sandbox-backends.js";
 import { cancelRunJob } from "./slurm-executor.js";
 
@@ -59,7 +60,8 @@ export async function cancelRun(store: RunStore, runId: string, options: CancelO
     const sandbox = await sandboxBackend(backendNameOf(run.spec))
       .reattach(run.id)
       .catch(() => undefined);
-    await destroyRunSandbox(run.id, sandbox);
+    const teardown = await destroyRunSandbox({ id: run.id, summary: run, append: (event) => store.append(run.id, event) }, sandbox);
+    if (teardown.kind === "left") notes.push(`its sandbox was not removed: ${teardown.error}; to remove it: ${teardown.hint}`);
   }
   const now = await store.getRun(run.id);
   if (!isTerminal(now.state)) {

@@ -26,9 +26,10 @@ import { releaseRunGpus } from "../sandbox/gpu-leases.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { RunStore } from "../store/store.js";
 import { type Clock, systemClock } from "./clock.js";
+import { destroyRunSandbox } from "./destroy-run-sandbox.js";
 import { createRunSandbox, prepareVariant } from "./materialize.js";
 import { newRunSpec, runEnvironment } from "./run-environment.js";
-import { destroyRunSandbox, noteLeasedGpus } from "./run-gpus.js";
+import { noteLeasedGpus } from "./run-gpus.js";
 import { RunLog } from "./run-log.js";
 import { RunSession } from "./run-session.js";
 import { backendNameOf, sandboxBackend } from "./sandbox-backends.js";
@@ -95,7 +96,7 @@ export async function startDirRun(options: StartDirOptions): Promise<{ run: RunS
     await writeFile(path.join(dir, DIR_MARKER, "run.json"), `${JSON.stringify(marker, null, 2)}\n`);
   } catch (error) {
     if (!isTerminal(log.state)) await log.append({ type: "run_failed", error: `start-up failed: ${(error as Error).message}` });
-    await destroyRunSandbox(log.id, sandbox).catch(() => undefined);
+    await destroyRunSandbox(log, sandbox);
     // The directory was absent or empty: leave it so, for the next `rebench start`.
     if (existed) await Promise.all((await readdir(dir).catch(() => [])).map((entry) => rm(path.join(dir, entry), { recursive: true, force: true })));
     else await rm(dir, { recursive: true, force: true });

@@ -11,11 +11,12 @@ import { releaseRunGpus } from "../sandbox/gpu-leases.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { RunStore } from "../store/store.js";
 import { type Clock, systemClock } from "./clock.js";
+import { destroyRunSandbox } from "./destroy-run-sandbox.js";
 import type { Allocation } from "./materialize.js";
 import { claimRun } from "./ownership.js";
 import { bookDowntime, recoverRun } from "./recover-run.js";
 import { runEnvironment } from "./run-environment.js";
-import { destroyRunSandbox, type RunGpuOptions, readoptRunGpus } from "./run-gpus.js";
+import { type RunGpuOptions, readoptRunGpus } from "./run-gpus.js";
 import { RunLog } from "./run-log.js";
 import { RunSession, type RunSessionOptions } from "./run-session.js";
 import { backendNameOf, sandboxBackend } from "./sandbox-backends.js";
@@ -72,7 +73,7 @@ export async function driveRun(runId: string, options: DriveOptions): Promise<Ru
     if (!isTerminal(log.state)) {
       const message = error instanceof Error ? error.message : String(error);
       await log.append({ type: "run_failed", error: message });
-      await destroyRunSandbox(log.id, sandbox).catch(() => undefined);
+      await destroyRunSandbox(log, sandbox);
     }
   } finally {
     // However the run ended here (finished, failed, or failed in recovery with its sandbox gone), its GPUs are free.

@@ -8,7 +8,7 @@
 import type { LimitName, RunOutcomeView, ScoreLogEntry, ScoreTrigger, StopReason } from "../core/index.js";
 import { finalScore } from "../scoring/final-score.js";
 import { scoreView } from "../scoring/score-view.js";
-import { destroyRunSandbox } from "./run-gpus.js";
+import { destroyRunSandbox } from "./destroy-run-sandbox.js";
 import type { RunLog } from "./run-log.js";
 import { type ScoringTarget, takeScore } from "./take-score.js";
 
@@ -80,6 +80,7 @@ export async function endRun(log: RunLog, target: ScoringTarget | undefined, sto
     finalRaw,
     normalized,
   });
-  await destroyRunSandbox(log.id, target?.sandbox);
+  // The run has its end state and score now: a teardown that leaves something behind is a note, never a failure.
+  await destroyRunSandbox(log, target?.sandbox);
   return view;
 }

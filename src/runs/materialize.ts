@@ -8,7 +8,7 @@
  * set-up destroys the sandbox and gives its GPUs back.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { cp, mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { corpusSourcePaths } from "../assets/hidden-sources.js";
@@ -16,12 +16,13 @@ import { derivedSecret, InfrastructureError, InvalidInputError, shellJoin } from
 import type { VariantPreparation } from "../environments/contract.js";
 import type { Sandbox, SandboxBackend } from "../sandbox/sandbox.js";
 import type { RunEnvironment } from "./run-environment.js";
-import { destroyRunSandbox, leaseRunGpus, type RunGpuOptions } from "./run-gpus.js";
+import { leaseRunGpus, type RunGpuOptions } from "./run-gpus.js";
 import { stageAssets } from "./stage-assets.js";
 
 /** Processes and threads the agent user may have at once, for every variant. */
 export const SANDBOX_PROCESS_LIMIT = 1024;
 const DEFAULT_PROTECTED = ["grader", "reference"] as const;
+const STAGING_PREFIX = "rebench-";
 
 export interface MaterializeOptions {
   /** Host folder to use as the workspace instead of the variant's (`rebench start --dir`). */
@@ -45,8 +46,9 @@ export async function createRunSandbox(id: string, env: RunEnvironment, backend:
   const prepared = await prepareVariant(env);
   // A `rebench start` run (a human's directory) outlives this process: its lease lives with its sandbox.
   const lease = await leaseRunGpus(id, manifest.resources.gpu?.countRange[0] ?? 0, options.gpus, options.workspaceFrom ? backend.name : undefined);
-  const staging = await mkdtemp(path.join(os.tmpdir(), "rebench-protected-"));
-  const workspaceStaging = await mkdtemp(path.join(os.tmpdir(), "rebench-workspace-"));
+  // Named after the run, so that the run's teardown finds them after a crash here (runStagingDirs).
+  const staging = await mkdtemp(path.join(os.tmpdir(), `${STAGING_PREFIX}protected-${id}-`));
+  const workspaceStaging = await mkdtemp(path.join(os.tmpdir(), `${STAGING_PREFIX}workspace-${id}-`));
   let workspaceFrom = options.workspaceFrom ?? path.join(family.dir, implementation.workspace);
   let sandbox: Sandbox;
   try {
@@ -106,10 +108,21 @@ export async function createRunSandbox(id: string, env: RunEnvironment, backend:
       }
     }
   } catch (error) {
-    await destroyRunSandbox(id, sandbox).catch(() => undefined);
+    // The caller's teardown (destroyRunSandbox) finds what this leaves, records it and gives the GPUs back.
+    await sandbox.destroy().catch(() => undefined);
+    await lease.release().catch(() => undefined);
     throw error;
   }
   return sandbox;
+}
+
+/**
+ * The staging folders (a copy of the protected directory, of the workspace) that run `id`'s sandbox creation
+ * left in the system's temporary folder: none, unless the process died while it created the sandbox.
+ */
+export async function runStagingDirs(id: string): Promise<string[]> {
+  const names = await readdir(os.tmpdir()).catch(() => []);
+  return names.filter((name) => name.startsWith(STAGING_PREFIX) && name.includes(`-${id}-`)).map((name) => path.join(os.tmpdir(), name));
 }
 
 /**

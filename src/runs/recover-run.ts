@@ -3,7 +3,8 @@
  * Reconcile a run whose orchestrator died (even by SIGKILL) from its event log, before it continues:
  * - the time the orchestrator was down (from the run's last event to now) becomes a `recovery` pause, and a
  *   pause left open is closed where the log stops, so neither counts as working time;
- * - the sandbox is found again (`reattach`); without it the run fails, its score log kept;
+ * - the sandbox is found again (`reattach`); without it the run fails, its score log kept, and whatever is
+ *   left of the sandbox is removed;
  * - an action cut off by the crash gets its observation: a `score` whose entry was logged reuses it, one
  *   that was not is scored again; a `submit` is completed; a command is marked `interrupted`;
  * - a run that died while ending (`scoring`) is ended: the final score is taken if it was not.
@@ -12,6 +13,7 @@
 import type { StoredEvent } from "../core/index.js";
 import type { Sandbox, SandboxBackend } from "../sandbox/sandbox.js";
 import { scoreView } from "../scoring/score-view.js";
+import { destroyRunSandbox } from "./destroy-run-sandbox.js";
 import { endRun, parseStop } from "./finish-run.js";
 import type { RunEnvironment } from "./run-environment.js";
 import type { RunLog } from "./run-log.js";
@@ -40,6 +42,8 @@ export async function recoverRun(log: RunLog, env: RunEnvironment, backend: Sand
       type: "run_failed",
       error: "the run's sandbox is gone after an orchestrator restart, so the agent cannot continue; its score log is kept",
     });
+    // What the backend cannot reattach may still hold files (a folder without its metadata): remove them.
+    await destroyRunSandbox(log, undefined);
     return { kind: "ended" };
   }
   const target = { sandbox, env };

@@ -1,16 +1,16 @@
 /**
  * @module
  * Which host GPUs a run's sandbox gets: a host-wide lease (src/sandbox/gpu-leases.ts) on the lowest free
- * ones, waiting while every GPU is leased to other runs, released when the run's sandbox is destroyed.
+ * ones, waiting while every GPU is leased to other runs, released when the run's sandbox is destroyed
+ * (src/runs/destroy-run-sandbox.ts).
  * Leases live in `$REBENCH_HOME/gpu-leases`, shared by every rebench process of this home. A run driven by
  * an orchestrator holds its lease through that process (a crash frees it: the pid is gone; the run resumed
  * later leases its sandbox's GPUs again); a run started by `rebench start` outlives its process, so its
  * lease lives as long as its sandbox does and `rebench score --submit` (another process) releases it.
  */
 import { InfrastructureError } from "../core/index.js";
-import { acquireGpus, adoptRunGpus, type GpuLease, type GpuLeaseRecord, type HeldGpu, releaseRunGpus } from "../sandbox/gpu-leases.js";
+import { acquireGpus, adoptRunGpus, type GpuLease, type GpuLeaseRecord, type HeldGpu } from "../sandbox/gpu-leases.js";
 import { pidAlive } from "../sandbox/pid-alive.js";
-import type { Sandbox } from "../sandbox/sandbox.js";
 import { machineGpus } from "./resource-check.js";
 import type { RunLog } from "./run-log.js";
 import { sandboxBackend } from "./sandbox-backends.js";
@@ -60,15 +60,6 @@ export async function leaseRunGpus(runId: string, count: number, options: RunGpu
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onWait ? { onWait: (held: readonly HeldGpu[]) => options.onWait!(waitingLine(runId, count, hostGpus.length, held), held) } : {}),
   });
-}
-
-/** Destroy a run's sandbox (if there is one) and give back the GPUs leased to the run. */
-export async function destroyRunSandbox(runId: string, sandbox: Sandbox | undefined): Promise<void> {
-  try {
-    await sandbox?.destroy();
-  } finally {
-    await releaseRunGpus(runId);
-  }
 }
 
 /** Log which host GPUs the run got: a note whose `data.gpus` lists the indices, and `data.runsPerGpu` when runs share them (`rebench runs show --events`). */

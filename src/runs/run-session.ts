@@ -13,6 +13,7 @@ import {
   type CommandObservation,
   DEFAULT_COMMAND_TIMEOUT_SECONDS,
   type GenerationRecord,
+  isTerminal,
   type LimitName,
   RunEndedError,
   type RunId,
@@ -187,7 +188,10 @@ export class RunSession implements AgentSession {
       },
       async (error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
-        await this.log.append({ type: "run_failed", error: `ending the run failed: ${message}` }).catch(() => undefined);
+        // A run that has its end state (run_finished written) keeps it: what failed after that is not the run's.
+        if (!isTerminal(this.log.state)) {
+          await this.log.append({ type: "run_failed", error: `ending the run failed: ${message}` }).catch(() => undefined);
+        }
         throw error;
       },
     );

@@ -6,9 +6,10 @@
  * GPUs the sandbox got are logged in a note (`data.gpus`); a start-up that fails destroys its sandbox.
  */
 import type { Sandbox, SandboxBackend } from "../sandbox/sandbox.js";
+import { destroyRunSandbox } from "./destroy-run-sandbox.js";
 import { createRunSandbox, type MaterializeOptions } from "./materialize.js";
 import type { RunEnvironment } from "./run-environment.js";
-import { destroyRunSandbox, noteLeasedGpus } from "./run-gpus.js";
+import { noteLeasedGpus } from "./run-gpus.js";
 import type { RunLog } from "./run-log.js";
 import { takeScore } from "./take-score.js";
 
@@ -16,7 +17,7 @@ export async function startRun(log: RunLog, env: RunEnvironment, backend: Sandbo
   if (log.state === "queued") {
     await log.transition("starting");
   } else {
-    await destroyRunSandbox(log.id, await backend.reattach(log.id));
+    await destroyRunSandbox(log, await backend.reattach(log.id));
     await log.append({ type: "note", message: "the start-up was interrupted; starting again with a fresh sandbox" });
   }
   const sandbox = await createRunSandbox(log.id, env, backend, {
@@ -29,7 +30,7 @@ export async function startRun(log: RunLog, env: RunEnvironment, backend: Sandbo
     }
     await log.transition("running");
   } catch (error) {
-    await destroyRunSandbox(log.id, sandbox).catch(() => undefined);
+    await destroyRunSandbox(log, sandbox);
     throw error;
   }
   return sandbox;

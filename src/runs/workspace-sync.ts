@@ -15,7 +15,9 @@ export async function syncWorkspace(sandbox: Sandbox, dir: string): Promise<{ fi
   const { dirs, files } = await walk(dir, "");
   const ws = sandbox.paths.workspace;
   const mkdirs = dirs.length > 0 ? ` && mkdir -p -- ${shellJoin(dirs.map((d) => `${ws}/${d}`))}` : "";
-  const cleared = await sandbox.exec(`find . -mindepth 1 -delete${mkdirs}`, { user: "agent", cwd: ws, timeoutMs: 120_000 });
+  // Whatever agent code left there (run by a grader): directories without permissions are opened first, and
+  // find deletes by directory descriptors, so a chain past PATH_MAX goes too.
+  const cleared = await sandbox.exec(`chmod -R u+rwx . 2>/dev/null; find . -mindepth 1 -delete${mkdirs}`, { user: "agent", cwd: ws, timeoutMs: 120_000 });
   if (cleared.exitCode !== 0) {
     throw new InfrastructureError(`could not clear the sandbox workspace of run ${sandbox.id}: ${cleared.stderr.slice(-500)}`);
   }

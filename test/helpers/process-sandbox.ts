@@ -8,11 +8,21 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
-import { cp, mkdir, readdir, readFile, rm, unlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConflictError, shellQuote as q, UnavailableError } from "../../src/core/index.js";
-import type { AgentPause, BackendCheck, ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxSpec } from "../../src/sandbox/sandbox.js";
+import { removeTree } from "../../src/sandbox/remove-tree.js";
+import {
+  type AgentPause,
+  type BackendCheck,
+  type ExecOptions,
+  type ExecResult,
+  type Sandbox,
+  type SandboxBackend,
+  type SandboxSpec,
+  SandboxTeardownError,
+} from "../../src/sandbox/sandbox.js";
 import type { TerminalCommand, TerminalRequest } from "../../src/sandbox/terminal.js";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -179,7 +189,8 @@ class ProcessSandbox implements Sandbox {
 
   async destroy(): Promise<void> {
     await this.killRecorded();
-    await rm(this.dir, { recursive: true, force: true });
+    const removal = await removeTree(this.dir);
+    if (!removal.removed) throw new SandboxTeardownError(`sandbox ${this.id}: ${removal.error}`, [this.dir], `rm -rf ${this.dir}`);
   }
 }
 
