@@ -8,9 +8,9 @@
  * log (`data.teardown`) saying what is left where and how to remove it.
  */
 import { rm } from "node:fs/promises";
-import type { NewRunEvent, RunSpec } from "../core/index.js";
+import { type NewRunEvent, type RunSpec, UnavailableError } from "../core/index.js";
 import { releaseRunGpus } from "../sandbox/gpu-leases.js";
-import { type Sandbox, SandboxTeardownError } from "../sandbox/sandbox.js";
+import { type Sandbox, type SandboxBackend, SandboxTeardownError } from "../sandbox/sandbox.js";
 import { runStagingDirs } from "./materialize.js";
 import { backendNameOf, sandboxBackend } from "./sandbox-backends.js";
 
@@ -28,7 +28,7 @@ export async function destroyRunSandbox(log: TeardownLog, sandbox: Sandbox | und
   let teardown: Teardown = { kind: "removed" };
   try {
     if (sandbox) await sandbox.destroy();
-    else await sandboxBackend(backendNameOf(log.summary.spec)).remove?.(log.id);
+    else await backendHere(log.summary.spec)?.remove?.(log.id);
   } catch (error) {
     teardown = leftBehind(error, log);
   }
@@ -43,6 +43,16 @@ export async function destroyRunSandbox(log: TeardownLog, sandbox: Sandbox | und
   }
   if (problems.length > 0) await record(log, `after the run, ${problems.join("; ")}`, { teardown: { problems } });
   return teardown;
+}
+
+/** The run's backend, or undefined where this process has none of that name (then it made no sandbox of it). */
+function backendHere(spec: RunSpec): SandboxBackend | undefined {
+  try {
+    return sandboxBackend(backendNameOf(spec));
+  } catch (error) {
+    if (error instanceof UnavailableError) return undefined;
+    throw error;
+  }
 }
 
 function leftBehind(error: unknown, log: TeardownLog): Teardown {

@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import type { Agent, AgentSession } from "../../src/core/index.js";
 import { cancelRun } from "../../src/runs/cancel-run.js";
+import { startDirRun } from "../../src/runs/dir-run.js";
 import { driveRun } from "../../src/runs/drive-run.js";
 import { newRunSpec } from "../../src/runs/run-environment.js";
 import { sandboxBackend } from "../../src/runs/sandbox-backends.js";
@@ -93,6 +94,17 @@ describe("a run's teardown", () => {
     expect(await harness.store.getRun(id)).toMatchObject({ state: "finished", stopReason: "submitted", finalRaw: expect.any(Number) });
     expect(remains(id)).toEqual([]);
     expect(await teardownNotes(id)).toEqual([]);
+  });
+
+  test("a start-up that fails before any sandbox exists (a backend this rebench lacks) fails the run and notes no teardown", async () => {
+    const dir = path.join(root, "nowhere");
+    const options = { store: harness.store, environment: "test_echo", variant: "mini" as const, task: "main" as const, dir, sandbox: "nowhere" };
+    await expect(startDirRun({ ...options, participant: { kind: "human", alias: "nowhere" } })).rejects.toThrow(
+      /the sandbox backend "nowhere" is not available/,
+    );
+    const run = (await harness.store.listRuns()).find((r) => r.spec.config.sandbox === "nowhere")!;
+    expect(run).toMatchObject({ state: "failed", error: expect.stringMatching(/^start-up failed/) });
+    expect(await teardownNotes(run.id)).toEqual([]);
   });
 
   test.skipIf(TEST_BACKEND !== "local")(
