@@ -322,7 +322,8 @@ export function sandboxContract(name: string, backend: () => SandboxBackend, opt
       } finally {
         await doomed.destroy().catch(() => undefined);
       }
-    });
+      // Building the 2,000-file tree took 4 to 16 s on the 2-vCPU VM under load 13 from other jobs.
+    }, 180_000);
 
     test("reattach() finds a sandbox with its state; destroy() removes it and is idempotent", async () => {
       const id = `${unique}r`;
