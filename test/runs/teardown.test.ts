@@ -19,6 +19,8 @@ const root = tempDir("rebench-teardown-");
 const harness = runHarness(root);
 const folderOf = (id: string) => path.join(root, "sandboxes", id);
 const HOSTILE = hostileTreeCommand("hostile");
+/** Bound into a sandbox's folder by the failure test (made here: tempDir registers its removal for the file). */
+const outside = tempDir("rebench-outside-");
 /** The test-only `process` backend cannot kill the tree's writer (it leaves the command's process group): real sandboxes only. */
 const realSandbox = TEST_BACKEND !== "process";
 
@@ -137,7 +139,7 @@ describe("a run's teardown", { timeout: 180_000 }, () => {
       const folder = folderOf(log.id);
       const point = path.join(folder, "home", "workspace", "mnt");
       mkdirSync(point);
-      execFileSync("mount", ["--bind", tempDir("rebench-outside-"), point]);
+      execFileSync("mount", ["--bind", outside, point]);
       try {
         const outcome = await tools.submit({ submission: "" });
         expect(outcome.finalScore).not.toBeNull();

@@ -38,6 +38,8 @@ afterAll(() => service?.stop());
 skip = skipOrFail("the container backend", skip, process.getuid?.() === 0 && commandWorks("podman", ["--version"]));
 
 const backend = () => new ContainerBackend({ socketPath: socketPath! });
+/** Bound into a volume's folder by the failure test (made here: tempDir registers its removal for the file). */
+const outside = tempDir("rebench-outside-");
 if (skip) console.warn(`container sandbox tests skipped: ${skip}`);
 /** The host folders of a container sandbox's volumes (the engine runs on this host). */
 async function volumeFolders(sandbox: Sandbox): Promise<string[]> {
@@ -84,7 +86,7 @@ describe.skipIf(skip !== undefined)("ContainerBackend", () => {
     expect(workspace).toBeDefined();
     const point = path.join(workspace, "mnt");
     mkdirSync(point);
-    execFileSync("mount", ["--bind", tempDir("rebench-outside-"), point]);
+    execFileSync("mount", ["--bind", outside, point]);
     let error: unknown;
     try {
       error = await sandbox.destroy().then(

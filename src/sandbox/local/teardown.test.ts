@@ -19,13 +19,14 @@ const skip = skipOrFail(
       : undefined,
 );
 const LIMITS = { memoryMb: 256, processes: 64 };
+/** Bound into a sandbox's folder by the failure test (made here: tempDir registers its removal for the file). */
+const outside = tempDir("rebench-outside-");
 
 describe.skipIf(skip !== undefined)("local sandbox teardown", () => {
   test("destroy() that cannot remove the folder (a filesystem mounted inside) says what is left and how to remove it; a later destroy() removes it", async () => {
     const sandbox = await backend.create({ id: `mnt${process.pid}`, limits: LIMITS });
     const folder = path.join(root, sandbox.id);
     expect((await sandbox.exec("mkdir mnt")).exitCode).toBe(0);
-    const outside = tempDir("rebench-outside-");
     writeFileSync(path.join(outside, "keep.txt"), "kept");
     const point = path.join(folder, "home", "workspace", "mnt");
     execFileSync("mount", ["--bind", outside, point]);
