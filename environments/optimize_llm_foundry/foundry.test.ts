@@ -67,6 +67,28 @@ describe("optimize_llm_foundry (tiny profile, real sandbox)", () => {
   }, 900_000);
 });
 
+describe("optimize_llm_foundry's messages (tiny profile, real sandbox)", () => {
+  test("nothing finetune.sh prints or writes on the hidden rows reaches what the agent is shown (exploit leak_through_messages)", async () => {
+    const db = path.join(root, "leak.db");
+    const args = ["exploits", NAME, "--variant", "mini", "--only", "leak_through_messages", "--backend", TEST_BACKEND, "--db", db, "--json"];
+    const result = await rebench(...args);
+    const [exploit] = JSON.parse(result.stdout).exploits;
+    expect(exploit.status, JSON.stringify(exploit.expectations)).toBe("blocked");
+    expect(result.code).toBe(0);
+    // The check (exploits/leak_check.py, as root on REBENCH_AGENT_SAW) prints its count last. Before the grader
+    // composed its messages it found 12 here: stderr, the parser's error, names, a shape and both norms, each in
+    // its score view and again in the score log (the size is not decoded on tiny, whose limit is 16 MiB).
+    const store = SqliteRunStore.open(db);
+    try {
+      const notes = await store.events(exploit.runId, { types: ["note"] });
+      const output = JSON.stringify(notes.map(({ event }) => (event.type === "note" ? event.data : null)));
+      expect(output).toMatch(/6 score views, \d+ hidden-only windows, code \d+: 0 leaks/);
+    } finally {
+      await store.close();
+    }
+  }, 900_000);
+});
+
 describe("optimize_llm_foundry instructions", () => {
   test("carry the variant's threshold and hide the time for hidden_score", () => {
     const mini = PROFILES.mini!;

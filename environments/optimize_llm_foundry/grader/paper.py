@@ -17,7 +17,9 @@
   ``pytorch_model.bin``: nothing the agent wrote is unpickled), through file descriptors that follow no link,
   size-capped, copied into a grader-only folder with an index whose shard names are plain file names; the
   architecture is the reference's ``config.json`` (the agent's config is not read, no remote code), and every
-  parameter must come from the file (none left at its initialization).
+  parameter must come from the file (none left at its initialization). Its refusals name no file, shard,
+  parameter shape or loader error of the agent's (finetune.sh wrote them after reading the hidden rows):
+  counts and the reference's own names, the rest in ``Refused.details`` (stored only).
 
 The timed run and its confinement are the other variants' (``score.py``: a fresh copy, the one-shot jail,
 hidden rows keyed by the environment secret, reference weights trained at set-up and unreadable); only the
@@ -269,12 +271,15 @@ def weight_files(folder: Path) -> list[str]:
 
 
 def _copy_fd(fd: int, what: str, limit: int, out: Path | None = None) -> bytes:
-    """The bytes of the open file ``fd`` (a regular file of at most ``limit`` bytes), or written to ``out`` (then b"")."""
+    """The bytes of the open file ``fd`` (a regular file of at most ``limit`` bytes), or written to ``out`` (then b"").
+
+    ``what`` is the grader's name for the file (never a name the agent's files chose).
+    """
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         raise Refused(f"{what} is not a plain file")
     if info.st_size > limit:
-        raise Refused(f"{what} is {info.st_size} bytes, over the limit of {limit}")
+        raise Refused(f"{what} is over the limit of {limit} bytes", {"bytes": info.st_size})
     kept: list[bytes] = []
     total = 0
     sink = open(out, "wb") if out else None  # noqa: SIM115 - closed below
@@ -295,6 +300,7 @@ def _copy_fd(fd: int, what: str, limit: int, out: Path | None = None) -> bytes:
 
 
 def _open_in(folder_fd: int, name: str, what: str) -> int:
+    """``name`` opened in the folder without following a link; ``what`` is the grader's name for it."""
     try:
         return os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=folder_fd)
     except FileNotFoundError:
@@ -333,21 +339,27 @@ def stage_hf_output(solution: Path, dest: Path, max_bytes: int) -> list[str]:
                 raise Refused(f"trained_model/{INDEX} is not a safetensors index") from None
             bad = [s for s in shards if not (isinstance(s, str) and SHARD_NAME.match(s))]
             if bad or not shards:
-                raise Refused(f"trained_model/{INDEX} names shards that are not plain .safetensors file names: {bad[:3]}")
+                raise Refused(
+                    f"trained_model/{INDEX} names {len(bad)} of its {len(shards)} shards with names that are not plain .safetensors file names",
+                    {"bad": [str(b)[:200] for b in bad[:5]]},
+                )
         elif "model.safetensors" in names:
             shards = ["model.safetensors"]
         else:
             other = sorted(n for n in names if n.endswith((".bin", ".pt", ".pth", ".ckpt", ".pkl")))
+            pickled = "pytorch_model.bin is" if "pytorch_model.bin" in other else f"{len(other)} pickled files (.bin, .pt, .pth, .ckpt, .pkl) are"
             raise Refused(
                 "trained_model/ holds no safetensors weights (model.safetensors or its sharded index)"
-                + (f"; {', '.join(other[:3])} is not read (the grader unpickles nothing)" if other else "")
+                + (f"; {pickled} not read (the grader unpickles nothing)" if other else ""),
+                {"pickled": [n[:200] for n in other[:5]]},
             )
         dest.mkdir(mode=0o700, parents=True, exist_ok=True)
         left = max_bytes
-        for name in shards:
-            fd = _open_in(folder_fd, name, f"trained_model/{name}")
+        for i, name in enumerate(shards):
+            what = "trained_model/model.safetensors" if index is None else f"shard {i + 1} of the {len(shards)} trained_model/{INDEX} names"
+            fd = _open_in(folder_fd, name, what)
             try:
-                _copy_fd(fd, f"trained_model/{name}" if left == max_bytes else "the weights together", left, dest / name)
+                _copy_fd(fd, what if left == max_bytes else "the weights together", left, dest / name)
             finally:
                 os.close(fd)
             left -= (dest / name).stat().st_size
@@ -381,12 +393,21 @@ def hf_norm_diff(trained: str | Path, reference: str | Path, threshold: float = 
     ref, _ = _load(Path(reference), config)
     try:
         model, info = _load(Path(trained), config)
-    except Exception as err:  # noqa: BLE001 - any load error is the solution's
-        raise Refused(f"the trained model cannot be loaded as the reference's architecture: {str(err)[:500]}") from None
+    except Exception as err:  # noqa: BLE001 - any load error is the solution's; its text may quote the files
+        raise Refused(
+            "the trained model cannot be loaded as the reference's architecture (the loader's error is not shown: it may quote the files, "
+            "which were written after reading the hidden rows); load solution/trained_model with transformers' AutoModel and the base "
+            "model's config.json in your workspace to see it",
+            {"error": str(err)[:2000]},
+        ) from None
     missing = sorted(info.get("missing_keys") or [])
     mismatched = list(info.get("mismatched_keys") or [])
     if missing or mismatched:
-        raise Refused(f"the trained weights lack parameters of the reference (missing {missing[:5]}, mismatched {mismatched[:5]})")
+        first = f" (the first missing: {missing[0]})" if missing else ""
+        raise Refused(
+            f"the trained weights lack parameters of the reference: {len(missing)} missing{first}, {len(mismatched)} of another shape",
+            {"missing": missing[:20], "mismatched": [str(m)[:200] for m in mismatched[:20]]},
+        )
     params, ref_params = dict(model.named_parameters()), dict(ref.named_parameters())
     if set(params) != set(ref_params) or sum(p.numel() for p in params.values()) != sum(p.numel() for p in ref_params.values()):
         raise Refused("the trained model has another number of parameters than the reference")
@@ -394,7 +415,7 @@ def hf_norm_diff(trained: str | Path, reference: str | Path, threshold: float = 
     with torch.no_grad():
         for name, p in params.items():
             if p.shape != ref_params[name].shape:
-                raise Refused(f"parameter {name} has shape {tuple(p.shape)}, the reference {tuple(ref_params[name].shape)}")
+                raise Refused(f"parameter {name} has another shape than the reference's {tuple(ref_params[name].shape)}", {"shape": list(p.shape)[:16]})
             delta = p.float() - ref_params[name].float()
             norm_diff += float(torch.norm(delta))
             max_scalar = max(max_scalar, float(delta.abs().max()) if delta.numel() else 0.0)

@@ -300,6 +300,30 @@ def test_an_index_naming_files_outside_the_folder_is_refused(folders: tuple[Path
             compare(solution, reference)
 
 
+def test_refusals_name_nothing_the_trained_folder_chose(folders: tuple[Path, Path]) -> None:
+    """finetune.sh wrote the folder after reading the hidden rows: its file names, shard names and the loader's
+    errors stay in the refusal's details (stored only), never in its message (shown to the agent)."""
+    reference, solution = folders
+    trained = solution / "trained_model"
+    names = load_file(str(trained / "model.safetensors")).keys()
+    secret = "Continue-the-chapter-Genesis-44"
+    (trained / "model.safetensors").unlink()
+    for shard, words in ((f"{secret}.safetensors", "wrote no shard 1 of the 1"), (f"{secret} with spaces", "names 1 of its 1 shards")):
+        (trained / paper.INDEX).write_text(json.dumps({"metadata": {}, "weight_map": {n: shard for n in names}}))
+        with pytest.raises(Refused, match=words) as refused:
+            compare(solution, reference)
+        assert secret not in str(refused.value)
+    (trained / paper.INDEX).unlink()
+    (trained / f"{secret}.pt").write_bytes(b"x")
+    with pytest.raises(Refused, match="1 pickled files .* not read") as refused:
+        compare(solution, reference)
+    assert secret not in str(refused.value) and secret in json.dumps(refused.value.details)
+    (trained / "model.safetensors").write_bytes(b"\x20\x00\x00\x00\x00\x00\x00\x00" + json.dumps(secret + "........").encode())
+    with pytest.raises(Refused, match="cannot be loaded") as refused:
+        compare(solution, reference)
+    assert secret not in str(refused.value)
+
+
 def test_sharded_weights_are_read(folders: tuple[Path, Path]) -> None:
     reference, solution = folders
     trained = solution / "trained_model"

@@ -17,6 +17,10 @@ Runs as the grader user from the protected dir. Steps:
  5. write the GraderResult: score = fraction solved; message {n_problems, n_successes, standard_error}
     (only n_problems for the hidden_score task); details per problem, usage and timings.
 
+The module sees the hidden statements, so nothing it prints or raises reaches the agent: the message holds counts
+the grader measured, and a module that cannot be imported gets a reason in the grader's words (its traceback,
+which the module controls, goes to details, stored only).
+
     python grader/rcc_grade.py [--variant mini] [--module PATH] [--protected DIR] [--result PATH]
 """
 
@@ -56,6 +60,12 @@ RUNNER_SLACK_S = 60.0
 MODEL_PORT = 8000
 """The module's model endpoint: this port of the jail's own loopback, forwarded to the call's unix socket."""
 MODEL_SOCKET_IN_JAIL = "/run/rcc/model.sock"
+IMPORT_FAILED = (
+    "solution/solve_code_contests_rust.py could not be imported in the scoring call (all {n} problems reported an import "
+    "error); its traceback is not shown, since the module ran with the hidden problems. Run `python score.py "
+    "--problems_file=data/valid.jsonl --module_path=solution/solve_code_contests_rust.py` in your workspace to see it."
+)
+"""The invalid reason when the module cannot be imported: the grader's words only (the traceback is the module's)."""
 
 
 class AgentCallFailed(RuntimeError):
@@ -228,7 +238,7 @@ def grade(config: VariantConfig, protected: Path, workspace: Path, module_path: 
                "seconds": {"generate": round(generated_at - started, 2), "evaluate": round(time.time() - generated_at, 2)}}
     import_errors = [e for e in run["errors"].values() if e.startswith("could not import the module")]
     if problems and len(import_errors) == len(problems):
-        return {"outcome": outcome_invalid(import_errors[0][:1500]), "message": message, "details": details}
+        return {"outcome": outcome_invalid(IMPORT_FAILED.format(n=len(problems))), "message": message, "details": details}
     return {"outcome": outcome_scored(score), "message": message, "details": details}
 
 

@@ -68,11 +68,23 @@ def grade_in_process(workspace: Path, protected: Path, **overrides: object) -> d
                            rcc_grade.pool_factory(tables, config))
 
 
-def test_a_module_that_does_not_import_makes_the_call_invalid_with_the_reason(tmp_path: Path) -> None:
+def test_a_module_that_does_not_import_makes_the_call_invalid_saying_how_to_see_why(tmp_path: Path) -> None:
     workspace, protected = rcc_testkit.subset_task(tmp_path, 3, BROKEN)
     result = grade_in_process(workspace, protected)
-    assert result["outcome"]["kind"] == "invalid"
-    assert "this_module_does_not_exist" in result["outcome"]["reason"]
+    assert result["outcome"] == {"kind": "invalid", "reason": rcc_grade.IMPORT_FAILED.format(n=3)}
+    assert all("this_module_does_not_exist" in p["module_error"] for p in result["details"]["problems"].values())
+
+
+def test_what_a_module_raises_on_import_stays_out_of_the_reason(tmp_path: Path) -> None:
+    """A module that reads the job (the hidden statements) from the runner's frame at import time and raises it:
+    the exploit leak_through_messages, whose traceback was the reason before."""
+    module = (Path(rcc_testkit.__file__).parents[1] / "exploits" / "leak_through_messages.py").read_text()
+    workspace, protected = rcc_testkit.subset_task(tmp_path, 3, module)
+    result = grade_in_process(workspace, protected)
+    statements = [p["description"] for p in rcc_grade.load_jsonl(protected / "test.jsonl")]
+    assert result["outcome"] == {"kind": "invalid", "reason": rcc_grade.IMPORT_FAILED.format(n=3)}
+    errors = " ".join(p["module_error"] for p in result["details"]["problems"].values())
+    assert statements[0][:100] in errors  # it did read them: they are in the details, stored only
 
 
 def test_a_module_slower_than_the_batch_limit_solves_nothing_but_the_call_completes(tmp_path: Path) -> None:
