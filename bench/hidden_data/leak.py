@@ -17,6 +17,7 @@ Prints a table per part; ``--out`` also writes every number as JSON. About 5 min
 from __future__ import annotations
 
 import argparse
+import difflib
 import gzip
 import json
 import os
@@ -33,15 +34,7 @@ from rebench_env.chat import GenerationSettings, sample
 
 
 def longest_common_substring(a: str, b: str) -> int:
-    best, prev = 0, [0] * (len(b) + 1)
-    for ca in a:
-        cur = [0] * (len(b) + 1)
-        for j, cb in enumerate(b, 1):
-            if ca == cb:
-                cur[j] = prev[j - 1] + 1
-                best = max(best, cur[j])
-        prev = cur
-    return best
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b)).size
 
 
 def reproduce(model: torch.nn.Module, tok: Any, docs: list[dict[str, Any]], new_tokens: int = 96) -> dict[str, Any]:
@@ -100,7 +93,7 @@ def copies(hidden: list[dict[str, Any]]) -> dict[str, Any]:
         except FileNotFoundError:
             out[path] = None
             continue
-        cover = [float(np.isin(s, pool).mean()) for s in sections]
+        cover = [float((pool[np.minimum(np.searchsorted(pool, s), pool.size - 1)] == s).mean()) for s in sections]  # pool is sorted
         out[path] = {"sections": len(cover), "mean_cover": sum(cover) / len(cover), "cover_ge_50": sum(c >= 0.5 for c in cover) / len(cover),
                      "cover_ge_90": sum(c >= 0.9 for c in cover) / len(cover)}  # fmt: skip
     return out
