@@ -11,7 +11,10 @@
 
     .venv/bin/python bench/hidden_data/leak.py [--docs 300] [--parts loss,reproduce,copies] [--out FILE]
 
-Prints a table per part; ``--out`` also writes every number as JSON. About 5 minutes on 2 idle CPU cores.
+Prints a table per part; ``--out`` also writes every number as JSON. On the 2-core machine under other work
+(load average 10 to 17, 2026-12-06): ``loss`` at ``--docs 300`` 15 minutes, ``reproduce`` at ``--docs 150``
+29 minutes (9 of CPU), ``copies`` 1 minute; the outputs are in ``results-2026-12-06/`` (the loss table as
+printed: that run was stopped before it wrote its JSON).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from common import SEEN, SOURCES, UNSEEN, doc_losses, first_line_prompt, key, load_corpus, load_policy, pick, summarize
+from common import SEEN, SOURCES, UNSEEN, doc_losses, first_line_prompt, load_corpus, load_policy, pick, summarize
 
 from rebench_env.chat import GenerationSettings, sample
 
@@ -41,7 +44,7 @@ def reproduce(model: torch.nn.Module, tok: Any, docs: list[dict[str, Any]], new_
     prompts = [first_line_prompt(tok, d) for d in docs]
     settings = GenerationSettings(temperature=0.0, max_new_tokens=new_tokens, min_new_tokens=new_tokens)
     outputs = sample(model, tok, prompts, settings, seed=0)  # stripped, cut at "\n###" (none in these documents' starts)
-    exact, lcs, cases = [], [], []
+    exact, lcs = [], []
     for doc, prompt, out in zip(docs, prompts, outputs):
         body = doc["text"][len(prompt) :].lstrip()
         n = 0
@@ -49,15 +52,15 @@ def reproduce(model: torch.nn.Module, tok: Any, docs: list[dict[str, Any]], new_
             n += 1
         exact.append(n)
         lcs.append(longest_common_substring(out[:400], doc["text"][:2000]))
-        cases.append({"doc": key(doc), "prompt": prompt, "output": out[:200], "exact": n, "lcs": lcs[-1]})
+    # Numbers only: which documents are hidden depends on the installation key, and results get shared.
     return {
         "docs": len(docs),
         "exact_mean": sum(exact) / len(exact),
         "exact_ge_50": sum(e >= 50 for e in exact) / len(exact),
         "lcs_mean": sum(lcs) / len(lcs),
         "lcs_ge_50": sum(v >= 50 for v in lcs) / len(lcs),
+        "lcs_max": max(lcs),
         "output_chars_mean": sum(len(o) for o in outputs) / len(outputs),
-        "longest": sorted(cases, key=lambda c: -c["lcs"])[:3],
     }
 
 
@@ -135,13 +138,11 @@ def main() -> int:
         t = time.time()
         result["reproduce"] = {g: {s: reproduce(model, tok, samples[g][s]) for s in SOURCES} for g in samples}
         print(f"\nreproduce: greedy continuation (96 tokens) of each document's first line ({time.time() - t:.0f} s)")
-        print(f"  {'source':<7} {'group':<10} {'docs':>4} {'exact chars':>11} {'>=50':>5} {'LCS chars':>9} {'LCS>=50':>7}  longest common substring")
+        print(f"  {'source':<7} {'group':<10} {'docs':>4} {'exact chars':>11} {'>=50':>5} {'LCS chars':>9} {'LCS>=50':>7} {'LCS max':>7}")
         for s in SOURCES:
             for g in samples:
                 r = result["reproduce"][g][s]
-                top = r["longest"][0]
-                print(f"  {s:<7} {g:<10} {r['docs']:>4} {r['exact_mean']:>11.1f} {r['exact_ge_50']:>5.0%} {r['lcs_mean']:>9.1f} {r['lcs_ge_50']:>7.0%}  "
-                      f"{top['lcs']} chars ({top['doc']})")  # fmt: skip
+                print(f"  {s:<7} {g:<10} {r['docs']:>4} {r['exact_mean']:>11.1f} {r['exact_ge_50']:>5.0%} {r['lcs_mean']:>9.1f} {r['lcs_ge_50']:>7.0%} {r['lcs_max']:>7}")
 
     if "copies" in parts:
         result["copies"] = copies(corpus.hidden)
