@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { BUILT, hostileTreeCommand } from "../../test/helpers/hostile-tree.js";
+import { IN_SANDBOX, PYTHON_DATA_HIDDEN, SANDBOX_PATHS } from "./layout.js";
 import { forkCommand } from "./probe.js";
 import { type Sandbox, type SandboxBackend, SandboxFileError, type SandboxLimits } from "./sandbox.js";
 
@@ -119,6 +120,14 @@ export function sandboxContract(name: string, backend: () => SandboxBackend, opt
         expect(seen.stdout, user).toBe("0\n0\n");
       }
       expect((await sandbox.exec(`touch ${HIDDEN[0]}/x`, { user: "root" })).exitCode).not.toBe(0);
+    });
+
+    test("rebench's Python library comes without its data (PYTHON_DATA_HIDDEN: the shipped models) for any user", async () => {
+      for (const user of ["agent", "grader", "root"] as const) {
+        const data = PYTHON_DATA_HIDDEN.map((dir) => `${SANDBOX_PATHS.python}/${dir}`);
+        const seen = await sandbox.exec(`find ${data.join(" ")} -type f 2>/dev/null | wc -l; test -f ${IN_SANDBOX.executor} && echo code`, { user });
+        expect(seen.stdout, user).toBe("0\ncode\n");
+      }
     });
 
     test("the agent has no network: not the host, not the internet; only a loopback interface", async () => {

@@ -35,6 +35,14 @@ export const SANDBOX_PATHS = {
   bwrap: "/opt/rebench/bin/bwrap",
 } as const;
 
+/**
+ * Folders of rebench's Python library (relative to SANDBOX_PATHS.python) that no sandbox shows: data, not
+ * code. `rebench_env/assets/shipped` holds the shipped `mini-chat` policy, trained on the unkeyed corpus, so on
+ * 96% of the documents of every keyed hidden split (docs/sandbox.md, "Hidden data"); finetune_gpt2_qa hands it
+ * to its agent from its staged asset, which needs no copy here.
+ */
+export const PYTHON_DATA_HIDDEN = ["rebench_env/assets/shipped"] as const;
+
 export const IN_SANDBOX = {
   executor: `${SANDBOX_PATHS.python}/rebench_env/sandbox_executor.py`,
   shell: `${SANDBOX_PATHS.python}/rebench_env/sandbox_shell.sh`,

@@ -10,7 +10,7 @@ import { statSync } from "node:fs";
 import { PassThrough, type Readable } from "node:stream";
 import { InfrastructureError } from "../../core/index.js";
 import { ExecutorClient, type ExecutorStream } from "../executor-client.js";
-import { baseEnv, IN_SANDBOX, runtimeFiles, SANDBOX_PATHS, UMASKS } from "../layout.js";
+import { baseEnv, IN_SANDBOX, PYTHON_DATA_HIDDEN, runtimeFiles, SANDBOX_PATHS, UMASKS } from "../layout.js";
 import type { SandboxSpec, SandboxUser } from "../sandbox.js";
 import type { DockerApi } from "./docker-api.js";
 
@@ -141,21 +141,22 @@ export async function runInContainer(api: DockerApi, container: string, cmd: str
   return output;
 }
 
-/** A host directory as a tar stream (GNU tar), its files owned by `owner` (uid:gid). */
-export function tarOf(dir: string, owner?: { uid: number; gid: number }, members: string[] = ["."]): Readable {
+/** A host directory as a tar stream (GNU tar), its files owned by `owner` (uid:gid), without the paths in `exclude`. */
+export function tarOf(dir: string, owner?: { uid: number; gid: number }, members: string[] = ["."], exclude: readonly string[] = []): Readable {
   const ownership = owner ? [`--owner=${owner.uid}`, `--group=${owner.gid}`, "--numeric-owner"] : [];
-  const child = spawn("tar", ["-C", dir, "--exclude=__pycache__", ...ownership, "-cf", "-", ...members], { stdio: ["ignore", "pipe", "inherit"] });
+  const excluded = ["__pycache__", ...exclude].map((pattern) => `--exclude=${pattern}`);
+  const child = spawn("tar", ["-C", dir, ...excluded, ...ownership, "-cf", "-", ...members], { stdio: ["ignore", "pipe", "inherit"] });
   // Node drains a child's unread stdout when the child exits: hold it in a stream of our own at once.
   return child.stdout.pipe(new PassThrough());
 }
 
-/** Copy rebench's Python library, the workspace and the protected files in, and write the executor's configuration. */
+/** Copy rebench's Python library (its code: not PYTHON_DATA_HIDDEN), the workspace and the protected files in, and write the executor's configuration. */
 export async function populateContainer(api: DockerApi, container: string, spec: SandboxSpec, config: Record<string, unknown>): Promise<void> {
   await runInContainer(
     api,
     container,
     ["sh", "-c", `mkdir -p ${SANDBOX_PATHS.python} && tar -x -C ${SANDBOX_PATHS.python} -f -`],
-    tarOf(runtimeFiles().pythonDir, undefined, ["rebench_env"]),
+    tarOf(runtimeFiles().pythonDir, undefined, ["rebench_env"], PYTHON_DATA_HIDDEN),
   );
   if (spec.workspaceFrom) {
     await runInContainer(

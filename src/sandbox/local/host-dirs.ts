@@ -7,7 +7,7 @@
  */
 import { chmodSync, chownSync, cpSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { IN_SANDBOX, SANDBOX_PATHS, venvBasePrefix } from "../layout.js";
+import { IN_SANDBOX, PYTHON_DATA_HIDDEN, SANDBOX_PATHS, venvBasePrefix } from "../layout.js";
 import type { SandboxMount } from "../sandbox.js";
 import { resolveCommand } from "../which.js";
 
@@ -135,6 +135,10 @@ export class HostDirs {
       args.push("--bind", this.broker, IN_SANDBOX.brokerDir);
     }
     args.push(...parents(SANDBOX_PATHS.python), "--ro-bind", options.pythonDir, SANDBOX_PATHS.python);
+    for (const data of PYTHON_DATA_HIDDEN.filter((dir) => existsSync(path.join(options.pythonDir, dir)))) {
+      const target = `${SANDBOX_PATHS.python}/${data}`;
+      args.push("--perms", "0755", "--tmpfs", target, "--remount-ro", target); // empty, as SandboxSpec.hide's folders
+    }
     const bwrap = resolveCommand("bwrap");
     if (bwrap) args.push(...parents(SANDBOX_PATHS.bwrap), "--ro-bind", bwrap, SANDBOX_PATHS.bwrap);
     if (options.venv) {
