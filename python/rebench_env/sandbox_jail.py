@@ -43,8 +43,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-FULL_PROC = "/run/rebench-proc"
-"""Where the executor mounts an uncovered proc (in a root-only directory) so that jails may mount their own."""
+FULL_PROC_DIR = "/run/rebench-proc"
+"""A root-only directory (0700) holding FULL_PROC: a proc mounted on it directly would show its own mode (0555)."""
+FULL_PROC = f"{FULL_PROC_DIR}/proc"
+"""Where the executor mounts an uncovered proc so that jails may mount their own."""
 
 MAX_MASKED_SPECIAL_FILES = 256
 """A workspace with more sockets and FIFOs than this is refused a jailed call (each is masked by a bind)."""
@@ -291,8 +293,11 @@ MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
 def mount_full_proc() -> str | None:
     """Mount an uncovered proc at FULL_PROC (root-only); None when done or already there, else why not."""
     try:
+        if os.path.exists(os.path.join(FULL_PROC_DIR, "self")):
+            return None  # mounted on the directory itself by an executor from before FULL_PROC_DIR
+        os.makedirs(FULL_PROC_DIR, mode=0o700, exist_ok=True)
+        os.chmod(FULL_PROC_DIR, 0o700)
         os.makedirs(FULL_PROC, mode=0o700, exist_ok=True)
-        os.chmod(FULL_PROC, 0o700)
         if os.path.exists(os.path.join(FULL_PROC, "self")):
             return None
     except OSError as e:
