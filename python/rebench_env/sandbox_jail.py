@@ -266,7 +266,13 @@ def jail_argv(request: JailRequest, config: JailConfig, cwd: str, argv: list[str
     for bind in request.binds:
         args += ["--bind" if bind.writable else "--ro-bind", bind.source, bind.target]
         if os.path.isdir(bind.source):  # a file the grader binds (a service's socket) is its own choice
-            args += _masks(special_files(bind.source, bind.target))
+            try:
+                args += _masks(special_files(bind.source, bind.target))
+            except JailRefused:
+                # Names there may come from an earlier jailed call, which saw hidden data: none goes into the message.
+                raise JailRefused(f"a jailed call cannot mask every socket, FIFO and device node of the directory bound at "
+                                  f"{_quoted(bind.target)}: one too deep, too many, or a directory it cannot list, which an "
+                                  "earlier jailed call (agent code) left there") from None
     args += ["--chdir", cwd, "--"]
     if request.forwards:
         forwards = [f"--forward={f.port}={f.socket}" for f in request.forwards]

@@ -134,6 +134,19 @@ def test_jail_argv_refuses_the_call_when_the_workspace_holds_a_socket_it_cannot_
         server.close()
 
 
+def test_jail_argv_refuses_a_bound_directory_it_cannot_mask_without_naming_what_is_in_it(tmp_path):
+    """What a directory the grader binds holds may have been named by an earlier jailed call: it stays out of the message."""
+    out = tmp_path / "out"
+    server = _listen(out, ["hidden-row-1234", *LONG_CHAIN])
+    try:
+        with pytest.raises(JailRefused) as refused:
+            jail_argv(JailRequest((Bind(str(out), "/run/out", writable=True),)), JailConfig(workspace=str(tmp_path / "ws")), "/", ["true"])
+    finally:
+        server.close()
+    assert "directory bound at '/run/out'" in str(refused.value)
+    assert "hidden" not in str(refused.value) and "xxx" not in str(refused.value) and str(out) not in str(refused.value)
+
+
 def test_jail_argv_makes_private_what_a_kept_path_would_bring_back_and_binds_a_kept_path_over_a_private_one(tmp_path):
     """Outermost first: /tmp private, then a kept path below it; a writable mount inside the kept path private again."""
     keep, cache = tmp_path / "keep", tmp_path / "keep" / "cache"
