@@ -5,7 +5,7 @@
  * process limits; without root it still works, degraded: every command runs as the invoking user and
  * limits fall back to rlimits (check() says exactly what is lost).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ConflictError, InvalidInputError, rebenchHome } from "../../core/index.js";
 import { gpuDeviceNodes } from "../gpu-devices.js";
@@ -17,6 +17,7 @@ import { commandWorks } from "../which.js";
 import { HostDirs, type Ids, type Owners } from "./host-dirs.js";
 import { type CgroupVersion, cgroupVersion } from "./limit-groups.js";
 import { LocalSandbox, type LocalSandboxMetadata } from "./local-sandbox.js";
+import { removeTree } from "./remove-tree.js";
 
 export interface LocalBackendOptions {
   /** Where sandboxes live on the host; default `$REBENCH_HOME/sandboxes` (REBENCH_HOME: ~/.rebench). */
@@ -138,7 +139,7 @@ export class LocalBackend implements TerminalBackend {
         await sandbox.destroy();
         count += 1;
       } else {
-        rmSync(path.join(this.root, id), { recursive: true, force: true });
+        removeTree(path.join(this.root, id));
       }
     }
     return count;

@@ -6,7 +6,6 @@
  * that runs commands as the requested user; agent commands go to the agent's namespace, grader and root
  * commands to the grader's. Executors start on first use and are found again after a restart.
  */
-import { rmSync } from "node:fs";
 import { InfrastructureError } from "../../core/index.js";
 import { type ExecutorClient, pauseThrough, toExecRequest } from "../executor-client.js";
 import { baseEnv, IN_SANDBOX, SANDBOX_PATHS, UMASKS, venvBasePrefix } from "../layout.js";
@@ -16,6 +15,7 @@ import { type ExecutorConfig, executorConfigDefaults, namespaceInitPid, reconnec
 import { EXECUTOR_CAPS, type HostDirs, type Owners, type Role } from "./host-dirs.js";
 import { type CgroupVersion, sandboxGroups } from "./limit-groups.js";
 import { localTerminalCommand } from "./local-terminal.js";
+import { removeTree } from "./remove-tree.js";
 
 /** Default timeout of one as-agent call when the grader gives none. */
 const AS_AGENT_TIMEOUT_S = 600;
@@ -100,7 +100,7 @@ export class LocalSandbox implements TerminalSandbox {
     stopExecutor(this.dirs, "grader");
     stopExecutor(this.dirs, "agent");
     if (this.meta.cgroups) await sandboxGroups(this.id, this.meta.cgroups).destroy();
-    rmSync(this.dirs.root, { recursive: true, force: true });
+    removeTree(this.dirs.root);
   }
 
   /** The live executor of `role`'s namespace: reused, found again after a restart, or started. */
