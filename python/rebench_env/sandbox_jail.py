@@ -212,7 +212,8 @@ def _described(shown: str, relative: str, most: int = 240) -> str:
     if len(full) <= most:
         return _quoted(full)
     parts = relative.split("/")
-    return f"{_quoted(f'{shown}/{parts[0]}')}/.../{_quoted(parts[-1], 60)} ({len(parts) - 1} directories below {_quoted(shown)})"
+    top, name = _quoted(f"{shown}/{parts[0]}"), _quoted(parts[-1], 60)
+    return f"{top}/.../{name} ({len(parts) - 1} directories below {_quoted(shown)})"
 
 
 def _quoted(path: str, most: int = 240) -> str:

@@ -50,7 +50,8 @@ def test_special_files_finds_every_socket_and_fifo_at_any_depth_as_the_jail_show
     finally:
         for s in servers:
             s.close()
-    assert sorted(found) == ["/home/agent/workspace/a/b/c/d/e/f/s.sock", "/home/agent/workspace/a/pipe", "/home/agent/workspace/s.sock"]
+    ws_in_jail = "/home/agent/workspace"
+    assert sorted(found) == [f"{ws_in_jail}/a/b/c/d/e/f/s.sock", f"{ws_in_jail}/a/pipe", f"{ws_in_jail}/s.sock"]
 
 
 def test_special_files_refuses_a_socket_whose_path_bubblewrap_cannot_take_and_says_where_it_is(tmp_path):
@@ -61,7 +62,8 @@ def test_special_files_refuses_a_socket_whose_path_bubblewrap_cannot_take_and_sa
     finally:
         server.close()
     message = str(refused.value)
-    assert "cannot mask the socket '/home/agent/workspace/.deep'/.../'s.sock' (19 directories below '/home/agent/workspace')" in message
+    where = "'/home/agent/workspace/.deep'/.../'s.sock' (19 directories below '/home/agent/workspace')"
+    assert f"cannot mask the socket {where}" in message
     assert "delete it" in message and len(message) < 600
 
 
