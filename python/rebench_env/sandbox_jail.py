@@ -9,18 +9,23 @@ The as-agent broker then
 1. freezes every other process of the agent user (SIGSTOP; ``AgentFreezer``), so nothing the agent left
    running can watch, signal or talk to the call while it runs, and keeps them frozen until the call's
    processes are all gone;
-2. masks the sockets and FIFOs the workspace holds (a frozen listener's socket still accepts data);
+2. masks every socket, FIFO and device node of the directories the jail shows that the agent user could have
+   written to (the workspace, the grader's bound directories): a path socket ignores the network namespace, a
+   read-only bind does not stop ``connect()``, and a frozen listener's socket still queues connections. The
+   walk (``special_files``) cannot fail open: it refuses the call (``JailRefused``, saying what to delete) where
+   it cannot list a directory or bubblewrap cannot take a path; every other place the agent user can write to
+   is private in the jail;
 3. starts ARGV as the agent user inside a nested bubblewrap namespace (``jail_argv``): its own network
    namespace with only a loopback (nothing the agent listens on is reachable; ``--forward`` serves a TCP port
    of that loopback from a unix socket the grader bound in), its own process namespace (it sees and signals
    only its own processes, which all die with it), its own IPC and UTS namespaces, the file system read-only,
-   private empty ``/tmp``, ``/run``, ``/dev/shm`` and home, the workspace read-only, and only the grader's
-   ``--bind-rw`` directories writable.
+   private empty ``/tmp``, ``/var/tmp``, ``/run``, ``/dev/shm``, home and the sandbox's writable mounts, the
+   workspace read-only, and only the grader's ``--bind-rw`` directories writable.
 
 So the call cannot write anything that outlives it (except into what the grader bound writable, which the
 grader reads and deletes), and what it learned leaves only through what the grader reports and the call's
-duration. Left open (README, "Sandbox"): timing (the call's total duration is visible to the agent) and
-shared kernel state such as the page cache.
+duration. Left open (docs/sandbox.md, "The one-shot jail"): timing (the call's total duration is visible to
+the agent) and shared kernel state such as the page cache.
 
 The jail's own /proc needs a fully visible proc mount in the namespace it is made from (the kernel refuses a
 new proc in a user namespace otherwise, and bubblewrap and container engines cover parts of theirs): the
@@ -38,8 +43,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-FULL_PROC = "/run/rebench-proc"
-"""Where the executor mounts an uncovered proc (in a root-only directory) so that jails may mount their own."""
+FULL_PROC_DIR = "/run/rebench-proc"
+"""A root-only directory (0700) holding FULL_PROC: a proc mounted on it directly would show its own mode (0555)."""
+FULL_PROC = f"{FULL_PROC_DIR}/proc"
+"""Where the executor mounts an uncovered proc so that jails may mount their own."""
 
 MAX_MASKED_SPECIAL_FILES = 256
 """A workspace with more sockets and FIFOs than this is refused a jailed call (each is masked by a bind)."""
@@ -112,29 +119,112 @@ class JailConfig:
                           [str(p) for p in data.get("writableMounts") or []], init, str(data.get("bwrap") or "bwrap"))
 
 
-def special_files(root: str, limit: int = MAX_MASKED_SPECIAL_FILES) -> list[str]:
-    """Sockets, FIFOs and device nodes below ``root`` (not following links); ValueError beyond ``limit``."""
+class JailRefused(ValueError):
+    """A jailed call the broker will not start: the message (the broker's own words) says what to delete."""
+
+
+def special_files(root: str, shown_as: str | None = None, limit: int = MAX_MASKED_SPECIAL_FILES) -> list[str]:
+    """Every socket, FIFO and device node below the directory ``root``, as paths under ``shown_as`` (default ``root``).
+
+    The walk opens each directory relative to its parent (``openat``, never following a link), so no path length
+    limits it, and refuses (``JailRefused``) rather than skip anything: a directory it cannot list or enter, an
+    entry it cannot inspect, a chain deeper than ``MAX_WALK_DEPTH``, more than ``limit`` special files, or one whose
+    path is too long for bubblewrap to mask (``MAX_MASK_PATH_BYTES``). ``root`` is resolved first, as bubblewrap
+    resolves a bind's source. Callers hold the agent's processes frozen (``AgentFreezer``): nothing changes during it.
+    """
+    real = os.path.realpath(root)
+    shown = shown_as if shown_as is not None else root
     found: list[str] = []
-    stack = [root]
-    while stack:
-        directory = stack.pop()
-        try:
-            entries = list(os.scandir(directory))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                mode = entry.stat(follow_symlinks=False).st_mode
-            except OSError:
-                continue
-            if stat.S_ISDIR(mode):
-                stack.append(entry.path)
-            elif not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
-                found.append(entry.path)
-                if len(found) > limit:
-                    raise ValueError(f"the workspace holds more than {limit} sockets or FIFOs; a jailed call "
-                                     "masks each of them and refuses to run with more (delete them)")
+    try:
+        fd = _open_directory(real)
+    except OSError as e:
+        raise _cannot_look(shown, "", f"it cannot be opened ({e.strerror})") from None
+    try:
+        _walk(fd, shown, "", 0, found, limit)
+    finally:
+        os.close(fd)
     return found
+
+
+MAX_WALK_DEPTH = 256
+"""Directory levels below a walked root; a deeper chain is refused (its sockets could not be masked anyway)."""
+
+MAX_MASK_PATH_BYTES = 3968
+"""The longest path bubblewrap is given to mask (PATH_MAX 4096, less its own prefix and a margin)."""
+
+_OPEN_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+
+
+def _open_directory(path: str) -> int:
+    """``path`` (absolute, no links in it) opened as a directory, one component at a time."""
+    fd = os.open("/", _OPEN_DIRECTORY)
+    for part in [p for p in path.split("/") if p]:
+        try:
+            child = os.open(part, _OPEN_DIRECTORY, dir_fd=fd)
+        finally:
+            os.close(fd)
+        fd = child
+    return fd
+
+
+def _walk(fd: int, shown: str, relative: str, depth: int, found: list[str], limit: int) -> None:
+    """Add the special files below the open directory ``fd`` (``shown``/``relative`` in the jail) to ``found``."""
+    try:
+        with os.scandir(fd) as listing:
+            entries = [(entry.name, entry.stat(follow_symlinks=False).st_mode) for entry in listing]
+    except OSError as e:
+        raise _cannot_look(shown, relative, f"it cannot be listed ({e.strerror})") from None
+    for name, mode in entries:
+        path = f"{relative}/{name}" if relative else name
+        if stat.S_ISDIR(mode):
+            if depth + 1 > MAX_WALK_DEPTH:
+                raise _cannot_look(shown, path, f"it lies more than {MAX_WALK_DEPTH} directories deep")
+            try:
+                child = os.open(name, _OPEN_DIRECTORY, dir_fd=fd)
+            except OSError as e:
+                raise _cannot_look(shown, path, f"it cannot be entered ({e.strerror})") from None
+            try:
+                _walk(child, shown, path, depth + 1, found, limit)
+            finally:
+                os.close(child)
+        elif not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            full = f"{shown}/{path}"
+            if len(os.fsencode(full)) > MAX_MASK_PATH_BYTES:
+                raise JailRefused(f"a jailed call cannot mask the {_kind(mode)} {_described(shown, path)}: its path is "
+                                  f"{len(os.fsencode(full)):,} bytes long, more than bubblewrap takes; delete it (or the "
+                                  "directories above it) before the next scoring call")
+            found.append(full)
+            if len(found) > limit:
+                raise JailRefused(f"{_quoted(shown)} holds more than {limit} sockets, FIFOs or device nodes, which a jailed "
+                                  f"call masks one by one: delete them (find {_quoted(shown)} -type s -delete, and -type p) "
+                                  "before the next scoring call")
+
+
+def _cannot_look(shown: str, relative: str, why: str) -> JailRefused:
+    return JailRefused(f"a jailed call masks every socket and FIFO of the agent's files and cannot look for them in "
+                       f"{_described(shown, relative)}: {why}; make it readable (chmod -R u+rwX) or delete it before the "
+                       "next scoring call")
+
+
+def _described(shown: str, relative: str, most: int = 240) -> str:
+    """``shown``/``relative`` for a message: in full when short, else its first directory, depth and name."""
+    full = f"{shown}/{relative}" if relative else shown
+    if len(full) <= most:
+        return _quoted(full)
+    parts = relative.split("/")
+    top, name = _quoted(f"{shown}/{parts[0]}"), _quoted(parts[-1], 60)
+    return f"{top}/.../{name} ({len(parts) - 1} directories below {_quoted(shown)})"
+
+
+def _quoted(path: str, most: int = 240) -> str:
+    """``path`` for a message: control and undecodable characters escaped, long names shortened."""
+    text = path.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace")
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return repr(text[: most - 3] + "..." if len(text) > most else text)
+
+
+def _kind(mode: int) -> str:
+    return "socket" if stat.S_ISSOCK(mode) else "FIFO" if stat.S_ISFIFO(mode) else "device node"
 
 
 def gpu_nodes() -> list[str]:
@@ -150,29 +240,57 @@ def gpu_nodes() -> list[str]:
 
 
 def jail_argv(request: JailRequest, config: JailConfig, cwd: str, argv: list[str]) -> list[str]:
-    """The bubblewrap command line that runs ``argv`` in a jail (the module docstring says what it is)."""
+    """The bubblewrap command line that runs ``argv`` in a jail (the module docstring says what it is).
+
+    Every directory the jail shows that the agent user could have written to (the workspace, a grader's bind,
+    a kept path that is not read-only) is walked by ``special_files`` and each socket, FIFO and device node in
+    it masked by /dev/null; JailRefused (nothing started) when one cannot be.
+    """
     args = [config.bwrap, "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--hostname", "rebench-jail",
             "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
     for node in gpu_nodes():
         args += ["--dev-bind", node, node]
-    for directory in [*_PRIVATE_DIRS, *config.writable_mounts]:
-        if os.path.isdir(directory) and not os.path.islink(directory):
-            args += ["--perms", "1777" if directory in ("/tmp", "/var/tmp", "/dev/shm") else "0755", "--tmpfs", directory]
-    for path in config.keep:
-        if os.path.exists(path):
+    # Outermost first: a kept path inside a private directory is bound again over it, and a writable mount
+    # inside a kept path (which a recursive bind would bring back) is made private after it.
+    layers = [(d, False) for d in (*_PRIVATE_DIRS, *config.writable_mounts)] + [(p, True) for p in config.keep]
+    for path, kept in sorted(layers, key=lambda layer: len([p for p in layer[0].split("/") if p])):
+        if not kept:
+            if os.path.isdir(path) and not os.path.islink(path):
+                args += ["--perms", "1777" if path in ("/tmp", "/var/tmp", "/dev/shm") else "0755", "--tmpfs", path]
+        elif os.path.exists(path):
             args += ["--ro-bind", path, path]
+            if os.path.isdir(path) and not _read_only(path):
+                args += _masks(special_files(path))
     if os.path.isdir(config.workspace):
-        args += ["--ro-bind", config.workspace, config.workspace]
-        for path in special_files(config.workspace):
-            args += ["--ro-bind", "/dev/null", path]
+        args += ["--ro-bind", config.workspace, config.workspace, *_masks(special_files(config.workspace))]
     for bind in request.binds:
         args += ["--bind" if bind.writable else "--ro-bind", bind.source, bind.target]
+        if os.path.isdir(bind.source):  # a file the grader binds (a service's socket) is its own choice
+            try:
+                args += _masks(special_files(bind.source, bind.target))
+            except JailRefused:
+                # Names there may come from an earlier jailed call, which saw hidden data: none goes into the message.
+                raise JailRefused(f"a jailed call cannot mask every socket, FIFO and device node of the directory bound at "
+                                  f"{_quoted(bind.target)}: one too deep, too many, or a directory it cannot list, which an "
+                                  "earlier jailed call (agent code) left there") from None
     args += ["--chdir", cwd, "--"]
     if request.forwards:
         forwards = [f"--forward={f.port}={f.socket}" for f in request.forwards]
         args += ["/usr/bin/python3", "-E", "-s", config.init, *forwards, "--"]
     return args + argv
+
+
+def _masks(paths: list[str]) -> list[str]:
+    return [arg for path in paths for arg in ("--ro-bind", "/dev/null", path)]
+
+
+def _read_only(path: str) -> bool:
+    """Whether ``path`` lies on a read-only mount (nothing below it can be made, by the agent or anyone)."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -182,8 +300,11 @@ MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
 def mount_full_proc() -> str | None:
     """Mount an uncovered proc at FULL_PROC (root-only); None when done or already there, else why not."""
     try:
+        if os.path.exists(os.path.join(FULL_PROC_DIR, "self")):
+            return None  # mounted on the directory itself by an executor from before FULL_PROC_DIR
+        os.makedirs(FULL_PROC_DIR, mode=0o700, exist_ok=True)
+        os.chmod(FULL_PROC_DIR, 0o700)
         os.makedirs(FULL_PROC, mode=0o700, exist_ok=True)
-        os.chmod(FULL_PROC, 0o700)
         if os.path.exists(os.path.join(FULL_PROC, "self")):
             return None
     except OSError as e:

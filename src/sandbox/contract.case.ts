@@ -346,5 +346,15 @@ export function sandboxContract(name: string, backend: () => SandboxBackend, opt
       await first.destroy();
       expect(await backend().reattach(id)).toBeUndefined();
     });
+
+    test("destroy() removes what the agent made where a walk by full paths fails: a chain past PATH_MAX, a directory it cannot list", async () => {
+      const id = `${unique}d`;
+      const made = await backend().create({ id, limits: CONTRACT_LIMITS });
+      const chain = "import os\nfor i in range(18):\n    n = '%02d' % i + 'z' * 238; os.mkdir(n); os.chdir(n)\nopen('f', 'w').write('x')";
+      const run = await made.exec(`python3 -c "${chain}" && mkdir -p locked/in && touch locked/in/f && chmod 100 locked/in && chmod 000 locked`);
+      expect(run.stderr).toBe("");
+      await made.destroy();
+      expect(await backend().reattach(id)).toBeUndefined();
+    });
   });
 }

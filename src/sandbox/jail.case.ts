@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CONTRACT_LIMITS } from "./contract.case.js";
+import { SANDBOX_PATHS } from "./layout.js";
 import type { Sandbox, SandboxBackend } from "./sandbox.js";
 
 export interface JailContractOptions {
@@ -74,6 +75,104 @@ out['hostname'] = socket.gethostname()
 print(json.dumps(out))
 `;
 
+/**
+ * Python, as the agent: `places.py SCENARIO` listens on a unix socket and a FIFO (`jc-SCENARIO.sock`,
+ * `.fifo`) in each place of the scenario and appends what they receive to `/tmp/jc-SCENARIO.got`:
+ * `everywhere`, every directory the agent user can write to (a walk of `/` as the agent, without /proc
+ * and /sys); `unlistable`, a workspace directory it then makes mode 0100; `deep`, the bottom of 18
+ * directories of 240-character names in the workspace (past PATH_MAX: made, and reached, a level at a
+ * time). It writes the places it made (path components from `/`) to `jc-SCENARIO.json` in the workspace.
+ */
+const AGENT_PLACES = `
+import json, os, socket, sys, threading, time
+scenario = sys.argv[1]
+name = 'jc-' + scenario
+ws = os.getcwd()
+here = [p for p in ws.split('/') if p]
+places = []
+if scenario == 'everywhere':
+    for d, subdirs, _ in os.walk('/', onerror=lambda e: None):
+        if d == '/':
+            subdirs[:] = [s for s in subdirs if s not in ('proc', 'sys')]
+        subdirs[:] = [s for s in subdirs if not os.path.islink(os.path.join(d, s))]
+        if os.access(d, os.W_OK | os.X_OK):
+            places.append([p for p in d.split('/') if p])
+elif scenario == 'unlistable':
+    places.append(here + ['locked'])
+else:
+    places.append(here + ['deep'] + ['%02d' % i + 'y' * 238 for i in range(18)])
+made, failed, servers, fifos = [], [], [], []
+for parts in places:
+    try:
+        os.chdir('/')
+        for p in parts:
+            if scenario != 'everywhere' and not os.path.isdir(p):
+                os.mkdir(p)
+            os.chdir(p)
+        for n in (name + '.sock', name + '.fifo'):
+            if os.path.lexists(n):
+                os.unlink(n)
+        s = socket.socket(socket.AF_UNIX); s.bind(name + '.sock'); os.chmod(name + '.sock', 0o777); s.listen(64)
+        os.mkfifo(name + '.fifo', 0o666)
+        r = os.open(name + '.fifo', os.O_RDONLY | os.O_NONBLOCK); os.open(name + '.fifo', os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as e:
+        failed.append(['/' + '/'.join(parts)[:200], e.strerror]); continue
+    servers.append(s); fifos.append(r); made.append(parts)
+os.chdir(ws)
+if scenario == 'unlistable':
+    os.chmod('locked', 0o100)
+lock = threading.Lock()
+def record(line):
+    with lock, open('/tmp/' + name + '.got', 'ab') as f: f.write(line)
+def serve(s):
+    while True:
+        c, _ = s.accept(); c.settimeout(2)
+        try: record(b'socket: ' + c.recv(100) + b'\\n')
+        except OSError: record(b'socket: connected\\n')
+for s in servers: threading.Thread(target=serve, args=(s,), daemon=True).start()
+with open(name + '.json.tmp', 'w') as f: json.dump({'pid': os.getpid(), 'made': made, 'failed': failed}, f)
+os.rename(name + '.json.tmp', name + '.json')
+while True:
+    for r in fifos:
+        try:
+            data = os.read(r, 100)
+            if data: record(b'fifo: ' + data + b'\\n')
+        except BlockingIOError:
+            pass
+    time.sleep(0.05)
+`;
+
+/**
+ * Python, in the jail: each place of `jc-SCENARIO.json` entered a level at a time, its socket and FIFO tried
+ * with `leak` (the agent runs it too, unjailed, with `control`: every place is reached then).
+ */
+const JAILED_PLACES_PROBE = `
+import json, os, socket, stat, sys
+name, payload = sys.argv[1], sys.argv[2].encode()
+made = json.load(open(name + '.json'))['made']
+reached, tried = [], 0
+for parts in made:
+    tried += 1
+    try:
+        os.chdir('/')
+        for p in parts: os.chdir(p)
+    except OSError:
+        continue
+    s = socket.socket(socket.AF_UNIX); s.settimeout(2)
+    try:
+        s.connect(name + '.sock'); s.sendall(payload); reached.append('/' + '/'.join(parts)[:200] + ' (socket)')
+    except OSError:
+        pass
+    try:
+        fd = os.open(name + '.fifo', os.O_WRONLY | os.O_NONBLOCK)
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            os.write(fd, payload); reached.append('/' + '/'.join(parts)[:200] + ' (fifo)')
+        os.close(fd)
+    except OSError:
+        pass
+print(json.dumps({'tried': tried, 'reached': reached}))
+`;
+
 export function jailContract(name: string, backend: () => SandboxBackend, options: JailContractOptions = {}): void {
   const suite = options.skip ? describe.skip : describe;
   suite(`Jail contract: ${name}${options.skip ? ` (skipped: ${options.skip})` : ""}`, () => {
@@ -85,6 +184,8 @@ export function jailContract(name: string, backend: () => SandboxBackend, option
       sandbox = await backend().create({ id: unique, limits: CONTRACT_LIMITS });
       await sandbox.writeFile(`${sandbox.paths.workspace}/listeners.py`, AGENT_LISTENERS);
       await sandbox.writeFile(`${sandbox.paths.workspace}/probe.py`, JAILED_PROBE);
+      await sandbox.writeFile(`${sandbox.paths.workspace}/places.py`, AGENT_PLACES);
+      await sandbox.writeFile(`${sandbox.paths.workspace}/probe_places.py`, JAILED_PLACES_PROBE);
       await sandbox.exec("nohup python3 listeners.py > /tmp/listeners.log 2>&1 &");
       const ready = await sandbox.exec("for i in $(seq 100); do test -s /tmp/agent-ready && exit 0; sleep 0.1; done; cat /tmp/listeners.log; exit 1");
       expect(ready.exitCode, ready.stdout).toBe(0);
@@ -109,6 +210,70 @@ export function jailContract(name: string, backend: () => SandboxBackend, option
       );
       expect(after.stdout).toBe("");
     });
+
+    /** Starts `places.py SCENARIO` as the agent; the places it listens in. */
+    async function listenIn(scenario: string): Promise<{ made: string[][]; failed: string[][] }> {
+      const start = await sandbox.exec(
+        `rm -f jc-${scenario}.json; (nohup python3 places.py ${scenario} > /tmp/jc-${scenario}.log 2>&1 &); ` +
+          `for i in $(seq 600); do test -s jc-${scenario}.json && exit 0; sleep 0.1; done; cat /tmp/jc-${scenario}.log; exit 1`,
+        { timeoutMs: 120_000 },
+      );
+      expect(start.exitCode, start.stdout).toBe(0);
+      return JSON.parse(new TextDecoder().decode(await sandbox.readFile(`${sandbox.paths.workspace}/jc-${scenario}.json`)));
+    }
+
+    /** Stops the scenario's listener and deletes what it made, so that later jailed calls find a plain workspace. */
+    async function stopListening(scenario: string): Promise<void> {
+      const clean = [
+        "import json, os, signal",
+        `m = json.load(open('jc-${scenario}.json'))`,
+        "os.kill(m['pid'], signal.SIGKILL)",
+        "for parts in m['made']:",
+        "    os.chdir('/')",
+        "    for p in parts: os.chdir(p)",
+        `    for n in ('jc-${scenario}.sock', 'jc-${scenario}.fifo'): os.unlink(n)`,
+      ].join("\n");
+      const run = await sandbox.exec(`chmod 755 locked 2>/dev/null; python3 -c "${clean}" && rm -rf deep locked jc-${scenario}.json /tmp/jc-${scenario}.*`);
+      expect(run.stderr).toBe("");
+    }
+
+    test.each([
+      ["everywhere", "in every directory the agent user can write to"],
+      ["unlistable", "in a workspace directory it made unlistable (mode 0100)"],
+      ["deep", "at the bottom of a workspace chain longer than PATH_MAX"],
+    ])(
+      "a jailed call reaches no socket or FIFO the agent listens on %s (%s): it runs with them masked or is refused, saying what to delete",
+      async (scenario) => {
+        const places = await listenIn(scenario);
+        try {
+          const made = places.made.map((parts) => `/${parts.join("/")}`);
+          if (scenario === "everywhere") {
+            expect(made, JSON.stringify(places.failed)).toEqual(expect.arrayContaining([SANDBOX_PATHS.home, sandbox.paths.workspace, "/tmp", "/dev/shm"]));
+          } else expect(made).toHaveLength(1);
+          const run = await grader(`$REBENCH_AS_AGENT --jail -- python3 probe_places.py jc-${scenario} leak`);
+          if (run.exitCode === 125) {
+            expect(run.stderr).toMatch(/a jailed call (cannot mask|masks every socket and FIFO).* before the next scoring call/);
+          } else {
+            expect(run.stderr).toBe("");
+            expect(run.exitCode).toBe(0);
+            expect(JSON.parse(run.stdout)).toEqual({ tried: made.length, reached: [] });
+          }
+          if (scenario === "deep") expect(run.exitCode).toBe(125); // bubblewrap cannot take the path: nothing may run
+          // The agent reaches every place itself, after the jailed call: once the listener has recorded those, it
+          // has taken everything queued before them, so what it got from the jail is all there.
+          const control = await sandbox.exec(`python3 probe_places.py jc-${scenario} control`);
+          expect(JSON.parse(control.stdout).reached).toHaveLength(2 * made.length);
+          const got = await sandbox.exec(
+            `for i in $(seq 600); do test "$(grep -c control /tmp/jc-${scenario}.got)" -ge ${2 * made.length} && break; sleep 0.05; done; cat /tmp/jc-${scenario}.got`,
+            { timeoutMs: 60_000 },
+          );
+          expect(got.stdout.split("\n").filter((line) => line && !/^(socket|fifo): control$/.test(line))).toEqual([]);
+          expect(got.stdout.match(/control/g)).toHaveLength(2 * made.length);
+        } finally {
+          await stopListening(scenario);
+        }
+      },
+    );
 
     test("the agent's other processes are frozen while a jailed call runs, and run again after it", async () => {
       await sandbox.exec("nohup sh -c 'while true; do date +%s.%N >> /tmp/ticks; sleep 0.05; done' > /dev/null 2>&1 &");
