@@ -161,6 +161,13 @@ export interface Sandbox {
    */
   cpuSeconds(): Promise<number | undefined>;
   /**
+   * The folders on this host that hold the sandbox's files, everything `destroy()` must remove from disk (local:
+   * the sandbox's folder, with the workspace, the protected directory and /tmp; container: the folders of its
+   * volumes, where the engine keeps them on this host). A check that nothing of a sandbox stays records them
+   * while it lives (src/runs/run-remains.ts); the contract's destroy test checks them.
+   */
+  hostPaths(): Promise<string[]>;
+  /**
    * Kill everything still running and remove the sandbox: its processes, and every file of it on the host and
    * in the engine (the workspace with whatever the agent left in it, at any depth and with any permissions; the
    * protected directory). Idempotent; a call after one that failed tries again. Throws SandboxTeardownError,

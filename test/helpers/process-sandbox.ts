@@ -187,6 +187,10 @@ class ProcessSandbox implements Sandbox {
     }
   }
 
+  async hostPaths(): Promise<string[]> {
+    return [this.dir];
+  }
+
   async destroy(): Promise<void> {
     await this.killRecorded();
     const removal = await removeTree(this.dir);

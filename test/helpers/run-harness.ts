@@ -90,6 +90,7 @@ export class ClockedBackend implements SandboxBackend {
       writeFile: (file, data, o) => s.writeFile(file, data, o),
       pauseAgent: () => s.pauseAgent(),
       cpuSeconds: () => s.cpuSeconds(),
+      hostPaths: () => s.hostPaths(),
       destroy: () => s.destroy(),
     };
   }

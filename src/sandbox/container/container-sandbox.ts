@@ -11,7 +11,7 @@ import { SANDBOX_PATHS } from "../layout.js";
 import type { AgentPause, ExecOptions, ExecResult, SandboxUser } from "../sandbox.js";
 import type { TerminalCommand, TerminalRequest, TerminalSandbox } from "../terminal.js";
 import { connectContainerExecutor, runInContainer, startContainerExecutor, writeExecutorConfig } from "./container-setup.js";
-import { tearDownContainer, type Volume } from "./container-teardown.js";
+import { containerVolumes, tearDownContainer, type Volume, volumeFolder } from "./container-teardown.js";
 import { containerTerminalCommand } from "./container-terminal.js";
 import type { DockerApi } from "./docker-api.js";
 
@@ -69,6 +69,19 @@ export class ContainerSandbox implements TerminalSandbox {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * The folders of the container's volumes (workspace, protected directory, /tmp, /opt/rebench) where the engine
+   * keeps them; the engine's host is this one (rebench reaches engines through local sockets). The container's
+   * own layer is the engine's: `reattach` finds the container while it is there.
+   */
+  async hostPaths(): Promise<string[]> {
+    const volumes = this.remains.volumes ?? (await containerVolumes(this.api, this.container));
+    return volumes.flatMap((volume) => {
+      const folder = volumeFolder(volume);
+      return folder ? [folder] : [];
+    });
   }
 
   /** An interactive shell as the agent: a TTY exec session, bridged by container-terminal.ts. */

@@ -28,8 +28,7 @@ export async function tearDownContainer(api: DockerApi, id: string, container: s
   const engine = (await api.isPodman()) ? "podman" : "docker";
   let volumes: Volume[];
   try {
-    const info = await api.json<{ Mounts?: { Type?: string; Name?: string; Source?: string }[] | null }>("GET", `/containers/${container}/json`);
-    volumes = (info.Mounts ?? []).flatMap((m) => (m.Type === "volume" && m.Name ? [{ name: m.Name, source: m.Source || undefined }] : []));
+    volumes = await containerVolumes(api, container);
     known.volumes = volumes;
   } catch (error) {
     if (!(error instanceof EngineError && error.status === 404)) {
@@ -72,6 +71,19 @@ export async function tearDownContainer(api: DockerApi, id: string, container: s
   }
 }
 
+/** The volumes of container `container` (id or name), as the engine lists its mounts; EngineError 404 when it is gone. */
+export async function containerVolumes(api: DockerApi, container: string): Promise<Volume[]> {
+  const info = await api.json<{ Mounts?: { Type?: string; Name?: string; Source?: string }[] | null }>("GET", `/containers/${container}/json`);
+  return (info.Mounts ?? []).flatMap((m) => (m.Type === "volume" && m.Name ? [{ name: m.Name, source: m.Source || undefined }] : []));
+}
+
+/** The volume's own folder on the engine's host (`…/volumes/NAME`, which holds `_data`), or its files' folder, or undefined. */
+export function volumeFolder(volume: Volume): string | undefined {
+  if (!volume.source) return undefined;
+  const parent = path.dirname(volume.source);
+  return path.basename(volume.source) === "_data" && path.basename(parent) === volume.name ? parent : volume.source;
+}
+
 /**
  * Make sure a volume is gone, from the engine and from this host's disk: undefined when it is, else why not.
  * podman forgets a volume whose files it could not remove (it only logs it), so its folder is checked too.
@@ -90,8 +102,7 @@ async function removeVolume(api: DockerApi, volume: Volume): Promise<string | un
     // The engine keeps the files on this host: remove them ourselves (any depth, any permissions), with the
     // volume's own folder (…/volumes/NAME/_data: NAME) once the engine has forgotten it, then the volume.
     const forgotten = !(await volumeExists(api, volume.name));
-    const parent = path.dirname(volume.source);
-    const folder = forgotten && path.basename(volume.source) === "_data" && path.basename(parent) === volume.name ? parent : volume.source;
+    const folder = forgotten ? (volumeFolder(volume) ?? volume.source) : volume.source;
     const removal = await removeTree(folder);
     if (!removal.removed) return `${why ?? "the engine left its files"}; its files at ${folder}: ${removal.error}`;
     if (!forgotten) await api.json("DELETE", `/volumes/${encodeURIComponent(volume.name)}?force=true`).catch(() => undefined);

@@ -88,6 +88,11 @@ export class LocalSandbox implements TerminalSandbox {
     return this.meta.cgroups ? sandboxGroups(this.id, this.meta.cgroups).cpuSeconds() : undefined;
   }
 
+  /** The sandbox's folder: its workspace, protected directory, /tmp, runtime directories and logs. */
+  async hostPaths(): Promise<string[]> {
+    return [this.dirs.root];
+  }
+
   /** An interactive shell as the agent, in the agent's namespace (which a command must have started). */
   terminalCommand(request: TerminalRequest): TerminalCommand {
     if (this.destroyed) throw new InfrastructureError(`sandbox ${this.id} has been destroyed`);
