@@ -9,7 +9,9 @@ agent wrote), refuses any operation that is not in ``ALLOWED`` with its name, re
 type than node references, integers, finite floats, booleans, ``None`` and a memory-format name (so no dtype,
 device, string or callable reaches an operation), checks the shapes on the ``meta`` device before allocating anything, and then
 runs the very same checked node list with its own table of operations (``OPS``: the grader's own
-``torch.ops.aten`` callables, looked up by name in this module, never from the file).
+``torch.ops.aten`` callables, looked up by name in this module, never from the file) on real tensors that
+each own their storage, so that the one operation that addresses memory by offset and strides
+(``as_strided``) is checked by torch against exactly its input (``STORAGE_OPS``).
 
 Canary 16ff82f0-58a9-4f41-9f1d-e58252fd5f1f: rebench environment file; keep out of training data.
 """
@@ -87,6 +89,13 @@ OPS: dict[str, Callable[..., Any]] = {
     "getitem": lambda seq, i: seq[i],
 }
 ALLOWED = frozenset(OPS)
+STORAGE_OPS = frozenset({"aten.as_strided.default"})
+"""The allowed operations that address their input's storage by offset and strides rather than its shape (every other
+one indexes within the shape it is given: slice clamps, select, index, gather, embedding and index_select
+check their indices, view and reshape check the element count, expand only repeats). Torch checks
+``as_strided`` against the size of the storage on real tensors (not on ``meta``), which is why ``run`` gives
+it inputs that own their storage. ``tests/test_rmlm_storage.py`` checks that no other allowed operation takes
+a storage offset, strides or a storage."""
 SEQUENCE_OPS = frozenset({"aten.split.Tensor", "aten.split_with_sizes.default", "aten.chunk.default"})
 """Operations that make a list of tensors (the others make one tensor)."""
 KWARGS = frozenset({"alpha", "beta", "keepdim", "dim", "dtype", "memory_format", "padding_idx", "scale_grad_by_freq", "sparse"})
@@ -241,15 +250,27 @@ def _resolve(value: Any, env: dict[str, Any]) -> Any:
     return value
 
 
+def owns_storage(tensor: torch.Tensor) -> bool:
+    """Whether ``tensor`` is contiguous from the start of a storage that holds exactly its elements."""
+    return tensor.storage_offset() == 0 and tensor.is_contiguous() and tensor.untyped_storage().nbytes() == tensor.numel() * tensor.element_size()
+
+
 def run(graph: Graph, tokens: torch.Tensor, device: str | torch.device = "cpu", max_numel: int = 1 << 28) -> torch.Tensor:
     """The graph's output for ``tokens``, computed here with ``OPS``; on ``meta`` tensors it checks shapes only.
 
     Refused when an operation fails on its arguments, makes a value that is not a tensor of an allowed dtype,
-    or makes one of more than ``max_numel`` elements.
+    or makes one of more than ``max_numel`` elements. On real tensors every input (``tokens`` and each weight)
+    must own its storage (``owns_storage``): ``aten.as_strided`` addresses its input's storage, not its shape,
+    with an absolute offset, and torch checks it against the storage's size, so what a graph can read is
+    exactly its inputs. ``meta`` tensors have no storage to check (``as_strided`` past them passes there): the
+    meta run guards allocation, the real run guards memory. ValueError (a grader bug) for an input that
+    shares its storage.
     """
     env: dict[str, Any] = {}
     for name, key in graph.inputs:
         env[name] = tokens if key is None else graph.weights[key].to(device)
+        if env[name].device.type != "meta" and not owns_storage(env[name]):
+            raise ValueError(f"graph.run: input {name!r} is a view of a larger storage: give the graph tensors of their own (as_strided could read the rest)")
     for name, op, args, kwargs in graph.nodes:
         try:
             value = OPS[op](*_resolve(args, env), **{k: _resolve(v, env) for k, v in kwargs.items()})

@@ -10,12 +10,15 @@ Run by rebench as the grader user, with the protected directory as working direc
    grader made. The agent's code sees random token ids only, never an evaluation window.
 2. Check, as the grader: ``graph.py`` reads both files as data (its own JSON and safetensors parsing, no
    pickle, nothing imported from the workspace), refuses every operation outside the allow-list with its
-   name, and checks the shapes on the ``meta`` device.
+   name, and checks the shapes on the ``meta`` device (and again, with storage bounds, on every real batch).
 3. Evaluate, as the grader: the same checked node list runs in this process with the grader's own table of
    operations, on ``batches x batch_size`` windows of ``seq_len`` tokens of the hidden split (starts seeded by
    ``environment_seed("eval")``, from the run's environment secret), 15% of the positions replaced by the mask
    id (the last vocabulary id) with a masking seed drawn from ``os.urandom`` for this call; the loss is the
-   cross-entropy on the masked positions, computed here, averaged over batches as upstream did.
+   cross-entropy on the masked positions, computed here, averaged over batches as upstream did. The graph
+   sees one batch at a time, copied into a tensor of its own (its ``as_strided`` cannot reach the other
+   windows), and windows of one batch that overlap in the split run in separate passes (``overlap_passes``):
+   no window's hidden tokens reach the graph while it computes another's logits.
 
 Score = ln(loss - floor); lower is better; the run's final score is the minimum. Outcomes: ``scored``;
 ``invalid`` with a reason (the export failed, a forbidden operation, by name; a malformed graph or weights
@@ -85,11 +88,11 @@ def remove_scratch(scratch: Path) -> None:
     shutil.rmtree(scratch, ignore_errors=True)
 
 
-def eval_windows(tokens: np.ndarray, count: int, seq_len: int, seed: int) -> torch.Tensor:
-    """``count`` windows of ``seq_len`` tokens at starts drawn with ``seed`` (the same on every call of a run)."""
+def eval_windows(tokens: np.ndarray, count: int, seq_len: int, seed: int) -> tuple[torch.Tensor, list[int]]:
+    """``count`` windows of ``seq_len`` tokens at starts drawn with ``seed`` (the same on every call of a run), and the starts."""
     generator = torch.Generator().manual_seed(seed)
     starts = torch.randint(0, len(tokens) - seq_len, (count,), generator=generator).tolist()
-    return torch.stack([torch.from_numpy(np.asarray(tokens[s : s + seq_len], dtype=np.int64)) for s in starts])
+    return torch.stack([torch.from_numpy(np.asarray(tokens[s : s + seq_len], dtype=np.int64)) for s in starts]), starts
 
 
 def mask_windows(windows: torch.Tensor, mask_id: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -99,8 +102,63 @@ def mask_windows(windows: torch.Tensor, mask_id: int, seed: int) -> tuple[torch.
     return windows.masked_fill(mask, mask_id), mask
 
 
-def masked_loss(graph: checked_graph.Graph, windows: torch.Tensor, grading: dict[str, Any], mask_seed: int) -> float:
-    """Mean over batches of the cross-entropy on masked positions, the logits computed by ``graph.run`` here."""
+def overlap_passes(starts: list[int], seq_len: int) -> list[list[int]]:
+    """The rows of one batch in passes such that no two windows of one pass share a place of the hidden split.
+
+    Windows start at random places, so two of a batch sometimes overlap; each is masked on its own, so one holds,
+    unmasked, hidden tokens the other has masked, and a graph that looks across its batch could copy them. Each
+    row goes into the first pass where it overlaps nothing: one pass when no two overlap (almost every batch;
+    README.md, "Windows that overlap").
+    """
+    passes: list[list[int]] = []
+    for row, start in enumerate(starts):
+        for rows in passes:
+            if all(abs(start - starts[other]) >= seq_len for other in rows):
+                rows.append(row)
+                break
+        else:
+            passes.append([row])
+    return passes
+
+
+def run_batch(graph: checked_graph.Graph, rows: torch.Tensor, shape: tuple[int, ...], device: str) -> torch.Tensor:
+    """The graph's float logits for ``rows`` (masked windows), run on a copy of them that owns its storage.
+
+    The copy is a contiguous tensor on ``device`` whose storage holds exactly ``rows``: the graph's input is all
+    the memory its ``as_strided`` can address (torch checks it against the storage), where a view of the call's
+    whole tensor would let it read every other window. The output is checked on the real tensor too.
+    """
+    batch = torch.empty(tuple(rows.shape), dtype=torch.int64, device=device)
+    batch.copy_(rows)
+    out = checked_graph.run(graph, batch, device=device)
+    if tuple(out.shape) != shape or not out.is_floating_point():
+        raise checked_graph.Refused(f"the model's output is {tuple(out.shape)} {out.dtype}, not logits of shape {shape}")
+    return out.float()
+
+
+def batch_logits(graph: checked_graph.Graph, inputs: torch.Tensor, starts: list[int], filler: torch.Tensor, shape: tuple[int, ...], device: str) -> torch.Tensor:
+    """Float logits of one batch (``inputs``: its masked windows at ``starts``), no window run beside one it overlaps.
+
+    One pass when no two windows overlap; otherwise a pass for each group of ``overlap_passes``, the batch's
+    other rows ``filler`` (all mask ids: nothing of the split), each row's logits taken from its own pass.
+    """
+    passes = overlap_passes(starts, shape[1])
+    if len(passes) == 1:
+        return run_batch(graph, inputs, shape, device)
+    logits = torch.empty(shape, dtype=torch.float32, device=device)
+    for rows in passes:
+        x = filler.clone()
+        x[rows] = inputs[rows]
+        logits[rows] = run_batch(graph, x, shape, device)[rows]
+    return logits
+
+
+def masked_loss(graph: checked_graph.Graph, windows: torch.Tensor, starts: list[int], grading: dict[str, Any], mask_seed: int) -> float:
+    """Mean over batches of the cross-entropy on masked positions, the logits computed by ``graph.run`` here.
+
+    Shapes are checked on ``meta`` tensors first (nothing is allocated for a graph that would make too large a
+    value); then each batch runs on real tensors of its own (``batch_logits``, ``run_batch``).
+    """
     ev, vocab, device = grading["eval"], grading["vocab_size"], grading["eval"]["device"]
     inputs, mask = mask_windows(windows, grading["mask_id"], mask_seed)
     batch = ev["batch_size"]
@@ -109,13 +167,14 @@ def masked_loss(graph: checked_graph.Graph, windows: torch.Tensor, grading: dict
     if tuple(probe.shape) != shape or not probe.is_floating_point():
         raise checked_graph.Refused(f"the model's output is {tuple(probe.shape)} {probe.dtype}, not logits of shape {shape}")
     weights_on_device = checked_graph.Graph(graph.inputs, graph.nodes, graph.output, {k: v.to(device) for k, v in graph.weights.items()})
+    filler = torch.full((batch, grading["seq_len"]), grading["mask_id"], dtype=torch.int64)
     losses = []
     with torch.no_grad():
         for i in range(0, len(windows), batch):
-            x, m = inputs[i : i + batch].to(device), mask[i : i + batch].to(device)
+            m = mask[i : i + batch].to(device)
             if not bool(m.any()):
                 continue
-            logits = checked_graph.run(weights_on_device, x, device=device).float()
+            logits = batch_logits(weights_on_device, inputs[i : i + batch], starts[i : i + batch], filler, shape, device)
             losses.append(F.cross_entropy(logits[m], windows[i : i + batch].to(device)[m]).item())
     return sum(losses) / len(losses)
 
@@ -147,8 +206,8 @@ def score(workspace: Path, protected: Path, hidden: bool) -> tuple[dict[str, Any
         try:
             graph = checked_graph.load(folder, int(grading["max_export_mb"] * 2**20))
             details["operations"] = graph.operations()
-            windows = eval_windows(read_tokens(protected / "data" / "val.bin"), ev["batches"] * ev["batch_size"], grading["seq_len"], window_seed)
-            loss = masked_loss(graph, windows, grading, mask_seed)
+            windows, starts = eval_windows(read_tokens(protected / "data" / "val.bin"), ev["batches"] * ev["batch_size"], grading["seq_len"], window_seed)
+            loss = masked_loss(graph, windows, starts, grading, mask_seed)
         except checked_graph.Refused as refused:
             return outcome_invalid(str(refused)), {"exported": True, "allowed": False}, details
     finally:
