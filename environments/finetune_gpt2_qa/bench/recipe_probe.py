@@ -80,7 +80,7 @@ def main() -> None:
     hidden = list(read_tasks(protected / "state" / "hidden_tasks.jsonl"))
     assets = protected / "assets"
     tok = load_tokenizer(assets / profile.tokenizer)
-    judge = load_judge(assets / profile.lm / "model.pt", assets / profile.judge_tokenizer, {t.prompt: t for t in visible + hidden})
+    judge = load_judge(assets / profile.lm / "model.pt", assets / profile.judge_tokenizer, {t.prompt: t for t in visible + hidden}, visible=visible)
     judge.rng = random.Random(1)
     references = {}
     for name in ("base", "supervised"):
