@@ -1,21 +1,28 @@
 """The pairwise judge of finetune_gpt2_qa: which of two responses to an instruction is better.
 
-``mini`` has no LLM, so the judge is a rubric (this file; the agent can read neither it nor its weights).
-Each response gets a total from five parts, then the pair is compared with noise:
+``mini`` has no LLM, so the judge is a rubric (this file; the agent can read neither it nor its weights). Each
+response to a known task (a visible prompt for the service, a hidden one for the grader) gets a total:
 
-| part | weight | what |
-|---|---|---|
-| correctness | 4 | ``tasks.correctness``: the first answer-shaped thing is right (F1 for glosses and verses); 0 for a prompt the judge does not know |
-| relevance | 1 | words of the task's subject shared (its instruction's own words, not the wording every instruction of its kind has, and its answer's), up to 2 (1.0), minus echo |
-| fluency | 1 | mean log-probability of the response's tokens under a reference LM (``mini-small``, not the policy), mapped [-7, -3] -> [0, 1]; computed only for a response on the topic |
-| repetition | -2 | the share of repeated words and word bigrams |
-| length | -1 | how far outside the task's length band the word count is (relative), capped at 2; an empty response loses |
-| echo | -2 | the share of the response's word trigrams copied from the prompt |
+| response | total |
+|---|---|
+| correct (``tasks.correctness`` > 0: the first answer right; F1 of a gloss's or verse's telling words) | correctness x (4 + form), form capped at +-3: above every other response |
+| wrong in a way a template of the prompt's words is (``tasks.costly``: another question's answer about the same subject; a wrong letter or letter count) | ``WRONG`` (-1) |
+| anything else: a wrong answer, text on the topic or off it, filler, an echo, a constant | ``INCORRECT`` (0), whatever its form |
+| empty | ``EMPTY`` (-100) |
 
-A response off the topic (not correct, no word of the subject) totals ``OFF_TOPIC`` whatever its length,
-repetition or fluency: two of them are an even draw. Without that, a constant short answer ("It is a word
-of the") beat the reference: the references' off-topic text is longer and more repetitive
-(``test_a_constant_answer_does_not_beat_the_reference``).
+form = fluency (mean log-probability under a reference LM, ``mini-small``, not the policy, [-7, -3] -> [0, 1])
+- 2 x repetition (repeated words or bigrams) - 1 x length (relative distance outside the task's word band, capped
+at 2) - 2 x echo (word trigrams copied from the prompt): it ranks correct answers among themselves only.
+
+Why: the first rubric gave a wrong answer on the topic relevance and fluency and off-topic text a flat zero, so
+a policy answering every prompt with its subject word plus filler ("pally is an English word.") beat the
+references almost surely (0.648 against the start's 0.526 on one set-up; README, History 11). Every response
+that is not correct now ties with every other, so a policy that ignores correctness wins only what it gets right
+by chance; templates that are right for one question in four (the word in capitals for every word task) and
+constant letter counts cost where they are wrong, and lose more than they win (``bench/ignoring_policies.py``).
+
+A prompt the judge does not know (the agent's own) is ranked without correctness: a response sharing none of
+its content words totals ``OFF_TOPIC``, one that does relevance + form.
 
 The pair is presented in random order (``random.random() < 0.5``, as upstream), the comparison adds Gaussian
 noise (``NOISE``, an LLM judge's inconsistency; measured in README.md) and a tie goes to the response shown

@@ -1,14 +1,16 @@
 """Instructions with checkable intent for finetune_gpt2_qa (Alpaca format), and the check of an answer.
 
-Every prompt is one of six kinds, each with an answer the judge (never the agent) can check:
+Every prompt is one of five kinds, each with an answer the judge (never the agent) can check:
 
 | kind | instruction | answer checked as |
 |---|---|---|
-| ``arithmetic`` | "What is 37 + 58?" | the first integer of the response |
-| ``element`` | "What is the chemical symbol of Oxygen?" / "Which element has atomic number 8?" | the first word not in ``FILLER``, against the periodic table ``elements.csv`` (``rebench_env.assets.qa_text.ELEMENTS_CSV``, shipped to the agent) |
-| ``transform`` | "Write the word 'garden' backwards." (backwards, upper case, first letter, letter count) | the first word not in ``FILLER`` (or the first integer) |
-| ``define`` | "Define the word 'immutation'." | content-word F1 of the response's start against the GCIDE gloss |
-| ``verse`` | "Complete this verse from the King James Bible: 'In the beginning God'" | word F1 of the response's start against the verse's next words, without the 120 commonest KJV words (``KJV_COMMON``) |
+| ``arithmetic`` | "What is 37 + 58?" | the first answer (``first_answer``: the first word or integer that is neither filler nor the instruction restated) is the value |
+| ``element`` | "What is the chemical symbol of Oxygen?" / "Which element has atomic number 8?" | the first answer, against the periodic table ``elements.csv`` (``rebench_env.assets.qa_text.ELEMENTS_CSV``, shipped to the agent); a symbol exactly |
+| ``transform`` | "Write the word 'garden' backwards." (backwards, upper case, first letter, letter count) | the first answer |
+| ``define`` | "Define the word 'immutation'." | F1 of the response's start against the GCIDE gloss, by their telling words: not the instruction's (nor their stems), not the common ones (``common_words``) |
+| ``verse`` | "Complete this verse from the King James Bible: 'In the beginning God'" | the same against the verse's next words (the 120 commonest KJV words, ``KJV_COMMON``, always common) |
+
+``costly`` says which wrong answers a template of the prompt's words gives (the judge makes them cost).
 
 Visible prompts are drawn from the corpus's train split, hidden ones from its hidden test split (GCIDE
 entries, KJV chapters), each with a seed from the run's environment secret: nothing hidden is computable
@@ -132,8 +134,8 @@ def common_words(tasks: Iterable[Task], share: float = COMMON_SHARE, at_least: i
     """Per graded kind (``define``, ``verse``), the words of more than ``share`` of its answers (and of at least
     ``at_least``): a phrase of them matches many answers by chance, so a constant would earn on every prompt.
 
-    Measured on one set-up (README, "The judge"): with the 120 commonest KJV words the only ones left out, the best
-    constant per wording, chosen on the visible answers, won more hidden prompts than the start answered."""
+    Measured on one set-up (README, "Policies that ignore correctness"): at a share of 0.5% the best constant per
+    wording, chosen on the visible answers, got 8 hidden verses right by chance; at 0.2%, none."""
     counts: dict[str, collections.Counter[str]] = {"define": collections.Counter(), "verse": collections.Counter()}
     n = collections.Counter()
     for t in tasks:
