@@ -128,6 +128,11 @@ def next_tokens(logits: torch.Tensor, settings: GenerationSettings, step: int, e
     return nxt
 
 
+def batch_seed(seed: int, start: int) -> int:
+    """The seed of the batch of ``sample`` that begins at sorted prompt ``start`` (the first batch's is ``seed``)."""
+    return (seed + start * 0x9E3779B97F4A7C15) % 2**63
+
+
 @torch.no_grad()
 def sample(
     model: torch.nn.Module,
@@ -140,7 +145,9 @@ def sample(
     """One response per prompt (the prompts as given: format them with ``ALPACA`` first).
 
     Decoding keeps each layer's keys and values (a KV cache), so a new token costs one position's forward
-    pass. The prompt is cut to leave room for the new tokens; where the context is too short for them all,
+    pass. Each batch draws from its own stream (``batch_seed``), and ``torch.multinomial`` draws one token as
+    the argmax of probabilities over exponential noise: under one seed, two nearly equal distributions (another
+    temperature in the last digit, weights nudged) draw nearly the same tokens (common random numbers). The prompt is cut to leave room for the new tokens; where the context is too short for them all,
     the last ``block_size`` tokens are run again at each step, as without a cache.
     """
     model.eval()
@@ -153,8 +160,11 @@ def sample(
     device = next(model.parameters()).device
     # Draws on the model's device: a GPU's are its own (repeatable there), a CPU's as before; copying the
     # probabilities to the CPU at each step made sampling on an H200 take 36 s for 512 prompts.
-    generator = torch.Generator(device=device).manual_seed(seed)
+    generator = torch.Generator(device=device)
     for start in range(0, len(order), batch_size):
+        # each batch its own stream, so that what one batch draws does not depend on how long the batches before
+        # it ran: two models (or two settings) sampled under one seed draw with the same random numbers
+        generator.manual_seed(batch_seed(seed, start))
         chunk = order[start : start + batch_size]
         width = max(len(encoded[i]) for i in chunk)
         idx = torch.tensor([[eot] * (width - len(encoded[i])) + encoded[i] for i in chunk], device=device)

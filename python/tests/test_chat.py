@@ -7,7 +7,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from rebench_env.chat import GenerationSettings, _filter, end_response, sample
+from rebench_env.chat import GenerationSettings, _filter, batch_seed, end_response, sample
 from rebench_env.gpt import GPT, GPTConfig
 
 
@@ -26,11 +26,12 @@ class Chars:
 def reference_sample(model: GPT, tok: Chars, prompts: list[str], settings: GenerationSettings, seed: int, batch_size: int) -> list[str]:
     """The decoding before the KV cache: the whole sequence through the model at every new token."""
     block, eot = model.config.block_size, tok.eot_id
-    generator = torch.Generator().manual_seed(seed)
+    generator = torch.Generator()
     encoded = [tok.encode(p)[-max(1, block - settings.max_new_tokens) :] for p in prompts]
     order = sorted(range(len(prompts)), key=lambda i: len(encoded[i]))
     out = [""] * len(prompts)
     for start in range(0, len(order), batch_size):
+        generator.manual_seed(batch_seed(seed, start))
         chunk = order[start : start + batch_size]
         width = max(len(encoded[i]) for i in chunk)
         idx = torch.tensor([[eot] * (width - len(encoded[i])) + encoded[i] for i in chunk])
@@ -71,3 +72,28 @@ def test_cached_decoding_draws_what_full_recomputation_draws() -> None:
             got = sample(model, tok, prompts, settings, seed=7, batch_size=batch_size)
             assert got == reference_sample(model, tok, prompts, settings, seed=7, batch_size=batch_size)
     assert sample(model, tok, prompts, GenerationSettings(temperature=1.0), seed=1) != sample(model, tok, prompts, GenerationSettings(temperature=1.0), seed=2)
+
+
+def test_a_batch_draws_the_same_whatever_the_batches_before_it_drew() -> None:
+    """finetune_gpt2_qa's grader samples every submission under one seed: a change that moves the first batch must
+    not hand the other batches new random numbers (a fresh draw of them, a free re-roll under max aggregation)."""
+    torch.manual_seed(0)
+    model = GPT(GPTConfig(block_size=48, vocab_size=61, n_layer=2, n_head=2, n_embd=32, dropout=0.0, bias=True)).eval()
+    with torch.no_grad():  # end-of-text likely (about one token in four): batches run different numbers of steps
+        lean = torch.zeros(32)
+        lean[0] = 1.5
+        model.transformer.ln_f.bias.copy_(lean)
+        model.lm_head.weight[0] = lean
+    tok = Chars()
+    settings = GenerationSettings(temperature=1.0, max_new_tokens=16)
+    prompts = ["p" * n for n in range(3, 15)]  # distinct lengths: the batches are fixed, the first holds the three shortest
+    first = sample(model, tok, prompts, settings, seed=5, batch_size=3)
+    other_start = sample(model, tok, ["a" * n for n in range(3, 6)] + prompts[3:], settings, seed=5, batch_size=3)
+
+    def steps(batch: list[str]) -> int:
+        return max(min(len(r) + 1, settings.max_new_tokens) for r in batch)
+
+    assert steps(other_start[:3]) != steps(first[:3])  # the premise: the first batch drew another number of times
+    assert other_start[3:] == first[3:]
+    nearly = GenerationSettings(temperature=1.0000000001, max_new_tokens=16)
+    assert sample(model, tok, prompts, nearly, seed=5, batch_size=3) == first  # one seed, nearly one distribution: the same tokens

@@ -42,7 +42,8 @@ def main() -> None:
     refs = {}
     for name in ("base", "supervised"):
         refs[name] = {json.loads(line)["id"]: json.loads(line)["response"] for line in (args.state / "references" / f"{name}.jsonl").read_text().splitlines()}
-    judge = load_judge(args.assets / args.lm / "model.pt", args.assets / args.tokenizer, {t.prompt: t for t in tasks})
+    visible = list(read_tasks(args.state / "visible_tasks.jsonl"))
+    judge = load_judge(args.assets / args.lm / "model.pt", args.assets / args.tokenizer, {t.prompt: t for t in tasks}, visible=visible)
     forward = [[judge.first_preferred(t.prompt, refs["base"][t.id], refs["supervised"][t.id]) for _ in range(args.repeats)] for t in tasks]
     backward = [[not judge.first_preferred(t.prompt, refs["supervised"][t.id], refs["base"][t.id]) for _ in range(args.repeats)] for t in tasks]
     both = [f + b for f, b in zip(forward, backward)]

@@ -47,7 +47,8 @@ def main() -> None:
     tasks = list(read_tasks(args.state / "hidden_tasks.jsonl"))[: args.prompts]
     tok = load_tokenizer(args.assets / args.tokenizer)
     model = load_gpt(args.model).to("cuda" if torch.cuda.is_available() else "cpu")
-    judge = load_judge(args.assets / args.lm / "model.pt", args.assets / (args.lm_tokenizer or args.tokenizer), {t.prompt: t for t in tasks})
+    visible = list(read_tasks(args.state / "visible_tasks.jsonl"))
+    judge = load_judge(args.assets / args.lm / "model.pt", args.assets / (args.lm_tokenizer or args.tokenizer), {t.prompt: t for t in tasks}, visible=visible)
     settings = GenerationSettings.parse({"temperature": 1.0, "top_k": 40, "max_new_tokens": 16})
     draws = [sample(model, tok, [t.prompt for t in tasks], settings, seed=i) for i in range(args.k)]
     single, any_of_k, prompts = collections.Counter(), collections.Counter(), collections.Counter()

@@ -113,9 +113,9 @@ def main() -> None:
     table = taskgen.elements()
     visible = taskgen.generate(20000, 1000 + args.seed, taskgen.read_sources(corpus, "train"), table, "v")
     hidden = taskgen.generate(args.hidden, 2000 + args.seed, taskgen.read_sources(corpus, "test"), table, "h")
-    service = load_judge(args.data / "lm.pt", tok_dir, {t.prompt: t for t in visible})
+    service = load_judge(args.data / "lm.pt", tok_dir, {t.prompt: t for t in visible}, visible=visible)
     service.rng = random.Random(args.seed)
-    grader = load_judge(args.data / "lm.pt", tok_dir, {t.prompt: t for t in hidden})
+    grader = load_judge(args.data / "lm.pt", tok_dir, {t.prompt: t for t in hidden}, visible=visible)
     grader.memo = {}
     prompts = [t.prompt for t in hidden]
     references = {"base": sample(base, tok, prompts, GenerationSettings(max_new_tokens=32), seed=11)}

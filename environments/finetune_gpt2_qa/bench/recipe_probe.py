@@ -3,6 +3,7 @@ judge in this process (no budget) and the grader's score on the hidden prompts a
 
     PYTHONPATH=python python environments/finetune_gpt2_qa/bench/recipe_probe.py ROOT [--lr 3e-5] [--rounds 4]
         [--prompts 360] [--epochs 2] [--select exact|noisy] [--final-temperatures 0.5,0.7,1.0] [--save PATH]
+        [--k 8] [--replay] [--kinds element,arithmetic] [--device cuda]
 
 ROOT is a folder that ``bench/trial.sh`` made (ROOT/protected: the set-up's state, assets and grader;
 ROOT/workspace/base_model). Each round samples 8 responses (temperature 1.0, top-k 40, 16 new tokens) for
@@ -67,6 +68,11 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--final-temperatures", default="", help="comma-separated temperatures to score the last model at as well (top-k 40, 4 to 16 tokens)")
     p.add_argument("--save", type=Path, help="save the last model here")
+    p.add_argument("--k", type=int, default=8, help="samples per prompt")
+    p.add_argument("--replay", action="store_true", help="train each round on every winner kept so far (the latest per prompt), not this round's alone")
+    p.add_argument("--kinds", default="", help="comma-separated kinds to draw prompts from, evenly (default: all five; 'product': arithmetic with *)")
+    p.add_argument("--score-min-new-tokens", type=int, default=4, help="min_new_tokens of the scoring settings (the reference's --score-min-new-tokens)")
+    p.add_argument("--device", default="cpu", help="where the policy samples and trains (cuda on a GPU machine; the judge stays on the CPU)")
     args = p.parse_args()
     protected = args.root / "protected"
     sys.path.insert(0, str(protected / "grader"))
@@ -80,16 +86,18 @@ def main() -> None:
     hidden = list(read_tasks(protected / "state" / "hidden_tasks.jsonl"))
     assets = protected / "assets"
     tok = load_tokenizer(assets / profile.tokenizer)
-    judge = load_judge(assets / profile.lm / "model.pt", assets / profile.judge_tokenizer, {t.prompt: t for t in visible + hidden})
+    judge = load_judge(assets / profile.lm / "model.pt", assets / profile.judge_tokenizer, {t.prompt: t for t in visible + hidden}, visible=visible)
     judge.rng = random.Random(1)
     references = {}
     for name in ("base", "supervised"):
         rows = [json.loads(line) for line in (protected / "state" / "references" / f"{name}.jsonl").read_text().splitlines()]
         references[name] = {r["id"]: r["response"] for r in rows}
-    model = load_gpt(args.root / "workspace" / "base_model" / "model.pt")
+    model = load_gpt(args.root / "workspace" / "base_model" / "model.pt").to(args.device)
     hidden_prompts = [t.prompt for t in hidden]
 
-    def score(tag: str, settings: dict = SCORING) -> None:
+    scoring = {**SCORING, "min_new_tokens": args.score_min_new_tokens}
+
+    def score(tag: str, settings: dict = scoring) -> None:
         model.eval()
         responses = sample(model, tok, hidden_prompts, GenerationSettings.parse(settings), seed=99, batch_size=profile.batch_size)
         out: dict[str, float] = {}
@@ -105,14 +113,18 @@ def main() -> None:
     rng = random.Random(0)
     by_kind: dict[str, list] = defaultdict(list)
     for t in visible:
-        by_kind[t.kind].append(t)
+        kind = "product" if t.kind == "arithmetic" and "*" in t.instruction else t.kind
+        wanted = args.kinds.split(",") if args.kinds else []
+        if not wanted or kind in wanted or t.kind in wanted:
+            by_kind[t.kind if t.kind in wanted else kind].append(t)
+    replayed: dict[str, tuple] = {}
     score("base")
     for r in range(args.rounds):
         started = time.time()
-        batch = [t for k in sorted(by_kind) for t in rng.sample(by_kind[k], args.prompts // len(by_kind))]
+        batch = [t for k in sorted(by_kind) for t in rng.sample(by_kind[k], min(len(by_kind[k]), args.prompts // len(by_kind)))]
         prompts = [t.prompt for t in batch]
         model.eval()
-        samples = [sample(model, tok, prompts, GenerationSettings.parse(EXPLORE), seed=1000 * r + i, batch_size=profile.batch_size) for i in range(8)]
+        samples = [sample(model, tok, prompts, GenerationSettings.parse(EXPLORE), seed=1000 * r + i, batch_size=profile.batch_size) for i in range(args.k)]
         candidates = [[s[i] for s in samples if re.search(r"\w", s[i])] or [s[i] for s in samples] for i in range(len(batch))]
         if args.select == "noisy":
             kept = [(t, b) for t, b in zip(batch, bracket(judge, prompts, candidates)) if re.search(r"\w", b)]
@@ -125,6 +137,9 @@ def main() -> None:
         kinds: dict[str, int] = defaultdict(int)
         for t, _ in kept:
             kinds[t.kind] += 1
+        if args.replay:
+            replayed.update({t.prompt: (t, b) for t, b in kept})
+            kept = list(replayed.values())
         steps = max(1, int(args.epochs * len(kept) // 16))
         model.train()
         losses = sft(model, tok, [t.prompt for t, _ in kept], [b for _, b in kept], steps, lr=args.lr, batch_size=16, seed=r) if kept else [float("nan")]
@@ -132,7 +147,7 @@ def main() -> None:
                           "seconds": round(time.time() - started)}), flush=True)  # fmt: skip
         score(f"round {r}")
     for temperature in [float(t) for t in args.final_temperatures.split(",") if t]:
-        score(f"last round at temperature {temperature}", {**SCORING, "temperature": temperature})
+        score(f"last round at temperature {temperature}", {**scoring, "temperature": temperature})
     if args.save:
         from rebench_env.gpt import save_gpt
 

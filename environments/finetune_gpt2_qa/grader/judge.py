@@ -1,21 +1,28 @@
 """The pairwise judge of finetune_gpt2_qa: which of two responses to an instruction is better.
 
-``mini`` has no LLM, so the judge is a rubric (this file; the agent can read neither it nor its weights).
-Each response gets a total from five parts, then the pair is compared with noise:
+``mini`` has no LLM, so the judge is a rubric (this file; the agent can read neither it nor its weights). Each
+response to a known task (a visible prompt for the service, a hidden one for the grader) gets a total:
 
-| part | weight | what |
-|---|---|---|
-| correctness | 4 | ``tasks.correctness``: the first answer-shaped thing is right (F1 for glosses and verses); 0 for a prompt the judge does not know |
-| relevance | 1 | words of the task's subject shared (its instruction's own words, not the wording every instruction of its kind has, and its answer's), up to 2 (1.0), minus echo |
-| fluency | 1 | mean log-probability of the response's tokens under a reference LM (``mini-small``, not the policy), mapped [-7, -3] -> [0, 1]; computed only for a response on the topic |
-| repetition | -2 | the share of repeated words and word bigrams |
-| length | -1 | how far outside the task's length band the word count is (relative), capped at 2; an empty response loses |
-| echo | -2 | the share of the response's word trigrams copied from the prompt |
+| response | total |
+|---|---|
+| correct (``tasks.correctness`` > 0: the first answer right; F1 of a gloss's or verse's telling words) | correctness x (4 + form), form capped at +-3: above every other response |
+| wrong in a way a template of the prompt's words is (``tasks.costly``: another question's answer about the same subject; a wrong letter or letter count) | ``WRONG`` (-1) |
+| anything else: a wrong answer, text on the topic or off it, filler, an echo, a constant | ``INCORRECT`` (0), whatever its form |
+| empty | ``EMPTY`` (-100) |
 
-A response off the topic (not correct, no word of the subject) totals ``OFF_TOPIC`` whatever its length,
-repetition or fluency: two of them are an even draw. Without that, a constant short answer ("It is a word
-of the") beat the reference: the references' off-topic text is longer and more repetitive
-(``test_a_constant_answer_does_not_beat_the_reference``).
+form = fluency (mean log-probability under a reference LM, ``mini-small``, not the policy, [-7, -3] -> [0, 1])
+- 2 x repetition (repeated words or bigrams) - 1 x length (relative distance outside the task's word band, capped
+at 2) - 2 x echo (word trigrams copied from the prompt): it ranks correct answers among themselves only.
+
+Why: the first rubric gave a wrong answer on the topic relevance and fluency and off-topic text a flat zero, so
+a policy answering every prompt with its subject word plus filler ("pally is an English word.") beat the
+references almost surely (0.648 against the start's 0.526 on one set-up; README, History 11). Every response
+that is not correct now ties with every other, so a policy that ignores correctness wins only what it gets right
+by chance; templates that are right for one question in four (the word in capitals for every word task) and
+constant letter counts cost where they are wrong, and lose more than they win (``bench/ignoring_policies.py``).
+
+A prompt the judge does not know (the agent's own) is ranked without correctness: a response sharing none of
+its content words totals ``OFF_TOPIC``, one that does relevance + form.
 
 The pair is presented in random order (``random.random() < 0.5``, as upstream), the comparison adds Gaussian
 noise (``NOISE``, an LLM judge's inconsistency; measured in README.md) and a tie goes to the response shown
@@ -30,7 +37,7 @@ from __future__ import annotations
 import math
 import random
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -39,12 +46,23 @@ import torch
 from rebench_env.chat import end_response
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tasks import WORD, Task, content, correctness, subject  # noqa: E402
+from tasks import Task, common_words, content, correctness, costly, subject  # noqa: E402
 
 WEIGHTS = {"correctness": 4.0, "relevance": 1.0, "fluency": 1.0, "repetition": -2.0, "length": -1.0, "echo": -2.0}
+FORM = ("fluency", "repetition", "length", "echo")
+"""The parts that rank correct answers among themselves (relevance only ranks responses to an agent's own prompt)."""
+FORM_CAP = 3.0
+"""|form| is capped below the correctness weight: a correct answer, however poor its form, beats every wrong one."""
 NOISE = 0.35
-OFF_TOPIC = 0.0
-"""The total of every response off the topic (not correct, no word of the task's subject), whatever its form."""
+INCORRECT = 0.0
+"""The total of every response to a known task that is not correct (a wrong answer, an answer on the topic, text
+off it, a template of the prompt's words), whatever its form: two of them are an even draw."""
+WRONG = -1.0
+"""The total of a costly wrong answer (``tasks.costly``: another question's answer about the same subject, a cheap
+blind guess): it loses to an incorrect response almost surely (Phi(-1 / NOISE) = 0.002)."""
+OFF_TOPIC = INCORRECT
+"""The total of a response to an agent's own prompt that shares none of its words."""
+EMPTY = -100.0
 MAX_CHARS = 2000  # as upstream's truncation of prompts and outputs
 clean = end_response  # the response up to the next Alpaca section or end-of-text marker
 
@@ -107,6 +125,8 @@ class Judge:
     rng: random.Random | None = None
     memo: dict[tuple[str, str], float] | None = None
     """Totals already computed (the grader's: each response meets two references); None: no memo."""
+    common: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Gloss and verse words that earn nothing (``tasks.common_words`` of the visible tasks)."""
 
     def __post_init__(self) -> None:
         self.rng = self.rng or random.SystemRandom()
@@ -122,9 +142,11 @@ class Judge:
         length = 0.0 if band[0] <= n <= band[1] else min(2.0, (band[0] - n) / band[0] if n < band[0] else (n - band[1]) / band[1])
         e = echo(ws, prompt_words)
         shared = len(set(content(text)) & subject(task, prompt))
-        correct = correctness(task, text) if task else 0.0
-        on_topic = correct > 0 or shared > 0  # fluency counts only for a response about the instruction
-        lp = self.fluency(prompt, text) if text and on_topic else -20.0
+        correct = correctness(task, text, self.common) if task else 0.0
+        wrong = float(task is not None and correct <= 0 and costly(task, text))
+        on_topic = correct > 0 or shared > 0
+        judged = correct > 0 if task else on_topic  # fluency only where it counts: a correct answer (an agent's prompt: one on the topic)
+        lp = self.fluency(prompt, text) if text and judged else -20.0
         return {
             "correctness": correct,
             "relevance": max(0.0, min(1.0, shared / 2) - e),
@@ -132,7 +154,8 @@ class Judge:
             "repetition": repetition(ws),
             "length": length,
             "echo": e,
-            "empty": float(not WORD.search(text) and not text.strip()),
+            "costly": wrong,
+            "empty": float(not text.strip()),
             "on_topic": float(on_topic),
         }
 
@@ -144,11 +167,18 @@ class Judge:
             return self.memo[key]
         parts = self.parts(prompt, response)
         if parts["empty"]:
-            value = -100.0
+            value = EMPTY
+        elif prompt in self.tasks:
+            # a known task: only a correct answer earns, scaled by its form; every other response is INCORRECT
+            form = sum(WEIGHTS[k] * parts[k] for k in FORM)
+            if parts["correctness"] > 0:
+                value = parts["correctness"] * (WEIGHTS["correctness"] + min(FORM_CAP, max(-FORM_CAP, form)))
+            else:
+                value = WRONG if parts["costly"] else INCORRECT
         elif not parts["on_topic"]:
-            value = OFF_TOPIC  # form does not rank answers that are not about the instruction
+            value = OFF_TOPIC  # an agent's own prompt: form does not rank answers that are not about it
         else:
-            value = sum(WEIGHTS[k] * parts[k] for k in WEIGHTS)
+            value = sum(WEIGHTS[k] * parts[k] for k in WEIGHTS if k != "correctness")
         if self.memo is not None:
             self.memo[key] = value
         return value
@@ -193,7 +223,9 @@ class Judge:
         return [self.win_probability(p, pair[0], pair[1]) for p, pair in zip(prompts, pairs)]
 
 
-def load_judge(lm: Path, tokenizer_dir: Path, tasks: dict[str, Task], noise: float = NOISE, device: str = "cpu") -> Judge:
+def load_judge(lm: Path, tokenizer_dir: Path, tasks: dict[str, Task], noise: float = NOISE, device: str = "cpu", visible: Sequence[Task] = ()) -> Judge:
+    """The rubric judge of ``tasks``; ``visible`` (the set-up's visible tasks, the service's and the grader's alike)
+    gives the words too common in glosses and verses to earn (``tasks.common_words``)."""
     from rebench_env.tokenizer import load_tokenizer
 
-    return Judge(Fluency(lm, load_tokenizer(tokenizer_dir), device), tasks, noise)
+    return Judge(Fluency(lm, load_tokenizer(tokenizer_dir), device), tasks, noise, common=common_words(visible))

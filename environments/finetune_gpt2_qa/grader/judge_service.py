@@ -139,8 +139,9 @@ def load_service_judge(args: argparse.Namespace) -> Any:
     import torch
 
     torch.set_num_threads(torch_threads)
-    tasks = {t.prompt: t for t in read_tasks(Path(args.state) / "visible_tasks.jsonl")}
-    return load_judge(Path(args.assets) / args.lm / "model.pt", Path(args.assets) / args.tokenizer, tasks, device=args.device)
+    visible = list(read_tasks(Path(args.state) / "visible_tasks.jsonl"))
+    return load_judge(Path(args.assets) / args.lm / "model.pt", Path(args.assets) / args.tokenizer, {t.prompt: t for t in visible}, device=args.device,
+                      visible=visible)  # fmt: skip
 
 
 def serve(args: argparse.Namespace) -> None:

@@ -11,7 +11,8 @@ Run by rebench as the grader user, with the protected directory as working direc
 2. Asks the agent's ``model.py`` for its generation settings (``generation_settings()``) in the one-shot jail, as
    ``score.py`` does for mini; ``max_new_tokens`` is capped at upstream's 60.
 3. Samples one response per held-out prompt (cut to 2,000 characters, as upstream) with the grader's own sampler
-   (``rebench_env.hf_chat.sample``), in bf16, seeded by the run's secret and the submission (``score.scoring_seed``).
+   (``rebench_env.hf_chat.sample``), in bf16, under canonical settings and one seed per run
+   (``score.canonical_settings``, ``score.scoring_seed``).
 4. Asks the judge endpoint (``openai_judge.OpenAIJudge``, upstream's prompt, up to 20 pairs at once) to compare each
    response with each reference's response to the same prompt, the agent's given as the first of the pair and the
    order shown drawn per pair from the same seed; a failure is a loss for the agent's response, as upstream. Win rate
@@ -41,7 +42,7 @@ sys.path.insert(0, str(HERE))
 import paper  # noqa: E402
 from openai_judge import OpenAIJudge  # noqa: E402
 from paper_setup import start_paper_judge  # noqa: E402
-from score import Refused, agent_settings, judge_state, scoring_seed  # noqa: E402
+from score import Refused, agent_settings, canonical_settings, judge_state, scoring_seed  # noqa: E402
 
 SOLUTION = Path("finetuned_model")
 MAX_FAILED = 0.01  # the share of pairs without an answer above which a call is the endpoint's failure, not a score
@@ -66,10 +67,11 @@ def score(workspace: Path, protected: Path, hidden_task: bool) -> tuple[dict[str
         settings = agent_settings(workspace, grading["max_new_tokens"])
     except (Refused, WeightsRefused) as refused:
         return outcome_invalid(str(refused)), {"model_loaded": False}, details
+    settings = canonical_settings(settings, int(grading["config"].get("vocab_size", 2**31)))
     details["settings"] = settings.to_json()
     hidden = read_jsonl(state / "hidden_prompts.jsonl")
     prompts = [h["prompt"][: paper.MAX_CHARS] for h in hidden]
-    seed = scoring_seed(protected, weights_sha256, settings)
+    seed = scoring_seed(protected)
     tokenizer = paper.load_tokenizer(state / "tokenizer")
     responses = sample(model, tokenizer, prompts, settings, seed=seed, batch_size=profile.batch_size)
     del model

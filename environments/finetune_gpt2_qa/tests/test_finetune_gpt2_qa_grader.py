@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -81,22 +83,70 @@ def test_the_starting_model_is_scored_with_win_rates(sandbox: Sandbox) -> None:
     assert hidden["outcome"]["kind"] == "scored" and "win_vs_base" not in hidden["message"]
 
 
-def test_scoring_one_submission_again_is_not_a_new_draw(sandbox: Sandbox) -> None:
-    first, again = sandbox.score(), sandbox.score()
-    assert first["outcome"] == again["outcome"] and first["details"]["weights_sha256"] == again["details"]["weights_sha256"]
+def with_generation(box: Sandbox, generation: dict) -> dict:
+    """The score of the workspace's model sampled with ``generation`` as model.py's GENERATION."""
+    model_py = box.workspace / "model.py"
+    original = model_py.read_text()
+    try:
+        model_py.write_text(re.sub(r"^GENERATION = .*$", f"GENERATION = {generation!r}", original, count=1, flags=re.M))
+        return box.score()
+    finally:
+        model_py.write_text(original)
+
+
+def test_settings_that_sample_alike_draw_the_same_responses(sandbox: Sandbox) -> None:
+    """The issue's re-roll: the seed hashed the settings' JSON, so a temperature of 1.0000000001 drew every response
+    afresh, and under max aggregation a fresh draw is a free chance at a higher score."""
+    first = with_generation(sandbox, {"temperature": 1.0, "top_k": None, "max_new_tokens": 32})
+    assert first["outcome"]["kind"] == "scored" and first["details"]["settings"]["temperature"] == 1.0
+    alike = [
+        {"temperature": 1.0000000001, "top_k": None, "max_new_tokens": 32},
+        {"temperature": 1, "top_k": 10**6, "top_p": 1.0, "max_new_tokens": 32},  # no-ops: a top_k past the vocabulary, top_p 1
+        {"temperature": 0.999, "max_new_tokens": 8},  # 0.01's grid; the profile's limit of 8 new tokens
+    ]
+    for generation in alike:
+        again = with_generation(sandbox, generation)
+        assert again["details"]["settings"] == first["details"]["settings"], generation
+        assert again["details"]["responses_sha256"] == first["details"]["responses_sha256"], generation
+        assert again["outcome"] == first["outcome"], generation
+    other = with_generation(sandbox, {"temperature": 0.5, "max_new_tokens": 32})  # another distribution: other responses
+    assert other["details"]["responses_sha256"] != first["details"]["responses_sha256"]
+    greedy = [with_generation(sandbox, g)["details"] for g in ({"temperature": 0, "top_k": 5}, {"temperature": 0.7, "top_k": 1, "top_p": 0.3})]
+    assert greedy[0]["settings"] == greedy[1]["settings"] and greedy[0]["responses_sha256"] == greedy[1]["responses_sha256"]
+
+
+def test_weights_nudged_in_their_last_digits_draw_the_same_responses(sandbox: Sandbox) -> None:
+    """Keyed by the weights' SHA-256, a nudged weight was a fresh draw too; under the run's one seed it is the same draw."""
+    first = sandbox.score()
     solution = sandbox.workspace / "finetuned_model" / "model.pt"
     saved = solution.read_bytes()
     try:
         import torch
 
         state = torch.load(solution, weights_only=True)
-        state["lm_head.weight"][0, 0] += 1e-3  # another submission: other responses are drawn
+        state["lm_head.weight"][0, 0] *= 1 + 1e-6
         torch.save(state, solution)
-        other = sandbox.score()
-        assert other["details"]["weights_sha256"] != first["details"]["weights_sha256"]
-        assert other["outcome"]["kind"] == "scored"
+        nudged = sandbox.score()
+        assert nudged["details"]["weights_sha256"] != first["details"]["weights_sha256"]
+        assert nudged["details"]["responses_sha256"] == first["details"]["responses_sha256"]
+        assert nudged["outcome"] == first["outcome"]
     finally:
         solution.write_bytes(saved)
+    assert sandbox.score()["details"]["responses_sha256"] == first["details"]["responses_sha256"]  # scoring again: the same draw
+
+
+def test_canonical_settings_give_settings_that_sample_alike_one_form() -> None:
+    from score import canonical_settings
+
+    from rebench_env.chat import GenerationSettings as G
+
+    assert canonical_settings(G(1.0000000001), 4096) == canonical_settings(G(1), 4096) == G(1.0)
+    assert canonical_settings(G(0.7, top_k=4096, top_p=1.0), 4096) == G(0.7)
+    assert canonical_settings(G(0.7, top_k=40, top_p=0.9049), 4096) == G(0.7, top_k=40, top_p=0.9)
+    assert canonical_settings(G(0.7, top_p=0.001), 4096) == G(0.7, top_p=0.01)  # the grid's least: still valid
+    assert canonical_settings(G(0.004, top_k=40, max_new_tokens=16, min_new_tokens=4), 4096) == G(0.0, max_new_tokens=16, min_new_tokens=4)
+    assert canonical_settings(G(1.3, top_k=1, top_p=0.5), 4096) == G(0.0)
+    assert canonical_settings(G(1.0, min_new_tokens=0), 4096) != canonical_settings(G(1.0), 4096)  # end-of-text first: another distribution
 
 
 def test_a_solver_in_model_py_never_answers(sandbox: Sandbox) -> None:
@@ -134,3 +184,24 @@ def test_submissions_that_are_not_the_architecture_are_invalid(sandbox: Sandbox)
         if solution.exists() or solution.is_symlink():
             solution.unlink()
         solution.write_bytes(saved)
+
+
+def test_every_score_is_logged_for_the_checks_that_compare_with_the_start(sandbox: Sandbox, tmp_path: Path) -> None:
+    import score_log
+
+    result = sandbox.score()
+    logged = score_log.read(sandbox.protected)
+    assert logged and logged[-1]["value"] == result["outcome"]["value"]
+    assert logged[-1]["weights_sha256"] == result["details"]["weights_sha256"]
+
+    def check(values: list[float]) -> int:
+        folder = tmp_path / f"p{len(list(tmp_path.iterdir()))}"
+        for v in values:
+            score_log.append(folder, {"value": v})
+        argv = [sys.executable, str(sandbox.protected / "grader" / "score_log.py"), "--below-start", str(folder)]
+        return subprocess.run(argv, capture_output=True, text=True).returncode
+
+    assert check([0.52, 0.41, 0.50]) == 0
+    assert check([0.52, 0.41, 0.53]) == 1  # one later score above the start's: not blocked
+    assert check([0.52, 0.52]) == 1  # level is not below
+    assert check([0.52]) == 2  # nothing after the start to compare: the check's premise is missing

@@ -204,3 +204,98 @@ def test_fluency_on_cuda_falls_back_to_the_cpu_with_the_same_values(assets_home:
     assert all(-20.0 < v < 0.0 for v in values)
     expected = [cpu(p, r) for p, r in pairs]
     assert values == (expected if asked.device == "cpu" else pytest.approx(expected, abs=1e-3))
+
+
+ELEMENT = task("element", "What is the chemical symbol of Oxygen?", "O")
+COUNT = task("transform", "How many letters are in the word 'pally'?", "5")
+BACKWARDS = task("transform", "Write the word 'pally' backwards.", "yllap", 1, 10)
+FIRST = task("transform", "What is the first letter of the word 'pally'?", "p")
+KNOWN = [ARITH, DEFINE, VERSE, TRANSFORM, ELEMENT, COUNT, BACKWARDS, FIRST]
+
+
+def known(noise: float = judge.NOISE) -> judge.Judge:
+    return judge.Judge(FlatLM(), {t.prompt: t for t in KNOWN}, noise=noise, rng=random.Random(0))
+
+
+@pytest.mark.parametrize(
+    "t, wrong",
+    [
+        (ARITH, ["96", "It is a number.", "37 + 58 is 96", "Hello.", "What is 37 + 58?"]),
+        (ELEMENT, ["Oxygen is a chemical element.", "N", "The answer is Oxygen.", "Hello."]),
+        (BACKWARDS, ["pally is an English word.", "pally", "The word pally backwards", "lapyl"]),
+        (COUNT, ["pally is an English word.", "Hello.", "pally"]),
+        (TRANSFORM, ["garden is an English word.", "garden", "Garden garden", "GARDENS"]),
+    ],
+)  # fmt: skip
+def test_a_wrong_answer_earns_nothing_whatever_its_topic(t: tasks.Task, wrong: list[str]) -> None:
+    """The issue's attack: the subject word plus filler ("pally is an English word.", "It is a number.") earned
+    relevance and fluency on the topic, and beat an off-topic reference almost surely. A response to a known task
+    that is not correct now totals INCORRECT whatever its topic, form or length: it ties with the references'
+    text and loses to every correct answer."""
+    j = known()
+    off_topic = "And it came to pass in those days"
+    for response in wrong:
+        assert j.total(t.prompt, response) == judge.INCORRECT, response
+        assert j.win_probability(t.prompt, response, off_topic) == 0.5, response
+        assert j.win_probability(t.prompt, t.answer, response) > 0.99, response
+
+
+@pytest.mark.parametrize(
+    "t, costly",
+    [
+        (ARITH, ["21", "The answer is 2146."]),  # 58 - 37, 37 * 58: another question's answer about the same numbers
+        (ELEMENT, ["Ox", "oxy"]),  # a prefix of the name that is not the symbol
+        (BACKWARDS, ["PALLY", "p", "5", "It is P"]),  # the word's capitals, first letter, length
+        (COUNT, ["PALLY 5", "6", "It has 4 letters"]),  # another question's answer; a wrong letter count (one in six is right)
+        (TRANSFORM, ["G", "nedrag", "6"]),
+        (FIRST, ["a", "PALLY", "It is y"]),  # a wrong letter (a constant is right for one word in ten)
+    ],
+)  # fmt: skip
+def test_templates_of_the_prompts_words_cost_where_they_are_wrong(t: tasks.Task, costly: list[str]) -> None:
+    """A template that answers one question for every prompt (the word in capitals, the operands' sum) is right for
+    one question in four and otherwise answers another question about the same subject; a constant letter count is
+    right for one word in six. Such wrong answers cost (WRONG), so the template loses where it is wrong more than it
+    wins where it is right (README, "The judge": every such policy scored below the start)."""
+    j = known()
+    for response in costly:
+        assert j.total(t.prompt, response) == judge.WRONG, response
+        assert j.win_probability(t.prompt, response, "And it came to pass") < 0.01, response
+    assert j.total(ARITH.prompt, "95") > 0 and j.total(BACKWARDS.prompt, "yllap") > 0
+
+
+def test_an_answer_may_restate_the_question_but_gives_one_answer() -> None:
+    assert tasks.correctness(ARITH, "37 + 58 = 95") == 1.0
+    assert tasks.correctness(ARITH, "The sum of 37 and 58 is 95.") == 1.0 and tasks.correctness(ARITH, "It is 95") == 1.0
+    assert tasks.correctness(ARITH, "96 95") == 0.0  # the first answer counts, not any of several
+    assert tasks.correctness(ELEMENT, "The chemical symbol of Oxygen is O.") == 1.0
+    assert tasks.correctness(ELEMENT, "o") == 0.0  # a symbol is exact: "He" is not "he"
+    assert tasks.correctness(TRANSFORM, "The word garden in capital letters is GARDEN") == 1.0
+    assert tasks.correctness(TRANSFORM, "G GARDEN") == 0.0
+    assert tasks.correctness(COUNT, "It has 5 letters") == 1.0 and tasks.correctness(COUNT, "PALLY 5") == 0.0  # one answer: PALLY
+    assert tasks.correctness(task("transform", "Write the word 'level' backwards.", "level"), "level") == 1.0  # a palindrome's answer is its word
+
+
+def test_copying_the_prompt_earns_no_gloss_or_verse_credit() -> None:
+    verse = task("verse", "Complete this verse from the King James Bible: 'And Jacob sent messengers before him to Esau'",
+                 "Esau his brother unto the land of Seir, the country of Edom", 3, 25)  # fmt: skip
+    assert tasks.correctness(verse, "And Jacob sent messengers before him to Esau") == 0.0  # the start's words again
+    assert tasks.correctness(verse, "Esau Esau Jacob messengers") == 0.0
+    assert tasks.correctness(verse, "his brother unto the land of Seir") > 0.5
+    quickness = task("define", "Define the word 'quickness'.", "The quality of being quick; speed", 3, 30)
+    assert tasks.correctness(quickness, "Quickness is quick") == 0.0  # a stem of the word is the word
+    assert tasks.correctness(quickness, "speed") > 0
+
+
+def test_words_common_to_many_answers_of_a_kind_earn_nothing() -> None:
+    """A constant phrase of the words most glosses (or verses) share matched many answers by chance: the best
+    constant per wording, chosen on the visible answers, beat the start (README, "The judge")."""
+    glosses = [f"The act or state of being {w}" for w in ("blue", "green", "red", "tall", "warm")] + ["A small yellow bird"] * 2
+    visible = [task("define", f"Define the word '{w}{i}'.", g, 3, 30) for i, (w, g) in enumerate(zip("abcdefg", glosses))]
+    common = tasks.common_words(visible, share=0.2, at_least=2)
+    assert common["define"] == {"act", "state"}
+    hidden = task("define", "Define the word 'viridity'.", "The act or state of being green", 3, 30)
+    assert tasks.correctness(hidden, "The act or state of being", common) == 0.0
+    assert tasks.correctness(hidden, "The act or state of being", {}) > 0.5  # without the common words left out
+    assert tasks.correctness(hidden, "green", common) == 1.0
+    phrase = task("define", "Define the word 'thing'.", "The act or state", 3, 30)  # nothing but common words: it must be said exactly
+    assert tasks.correctness(phrase, "The act or state of", common) == 1.0 and tasks.correctness(phrase, "A state or act", common) == 0.0

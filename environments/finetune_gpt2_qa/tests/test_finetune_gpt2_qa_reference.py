@@ -40,7 +40,9 @@ def test_best_of_k_trains_on_judged_winners_within_the_budget_and_sets_the_scori
     assert "GENERATION = {'temperature': 0.3" in (sandbox.workspace / "model.py").read_text()
     result = sandbox.score()
     assert result["outcome"]["kind"] == "scored", result
-    assert result["details"]["settings"]["temperature"] == 0.3 and result["details"]["settings"]["min_new_tokens"] == 4
+    assert result["details"]["settings"]["temperature"] == 0.3 and result["details"]["settings"]["min_new_tokens"] == 1
+    winners = [json.loads(line) for line in (sandbox.workspace / "winners.jsonl").read_text().splitlines()]
+    assert winners and all(set(w) == {"prompt", "response"} for w in winners)  # what a later call (--first-round) trains on again
 
 
 def test_best_of_k_continued_with_first_round_trains_the_saved_model_on_the_prompts_one_call_would_draw(sandbox: Sandbox) -> None:
