@@ -110,7 +110,39 @@ MAX_HEADER = 8 << 20
 
 
 class Refused(Exception):
-    """The graph or weights break a rule; the message names what (the entry is ``invalid``)."""
+    """The graph or weights break a rule; the message names what (the entry is ``invalid``).
+
+    ``detail``: what the grader keeps and does not show (the text of an operation's error on the evaluation
+    batch, which can quote values computed from the hidden windows).
+    """
+
+    def __init__(self, message: str, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.detail = detail
+
+
+STORAGE_BOUNDS = ("out of bounds for storage", "invalid storage offset")
+"""In the error of ``as_strided`` (and of views made by it) past its input's storage: sizes, strides and offset
+are the graph's own numbers, the storage's size the input's shape, so the grader names the case itself."""
+
+
+def failure_message(name: str, op: str, error: Exception, on_meta: bool) -> tuple[str, str]:
+    """(what the agent is told, what the grader keeps) when node ``name`` (``op``) raised ``error``.
+
+    On ``meta`` tensors (shapes only, nothing of the split) the error's first line is shown. On the evaluation
+    batch it is not: an operation's error can quote a value it computed from the hidden windows (gather's or
+    embedding's out-of-range index is a token id, one a call), so the message is the grader's own sentence
+    naming the node, the operation and the exception's type; the text stays in the details.
+    """
+    text = str(error).splitlines()[0][:300] if str(error) else type(error).__name__
+    if on_meta:
+        return f"node {name!r} ({op}) failed: {text}", text
+    if any(marker in text for marker in STORAGE_BOUNDS):
+        return (f"node {name!r} ({op}) reads outside the storage of the tensor it is given: as_strided addresses only its "
+                "input's own storage (the batch, or a weight), from offset 0"), text
+    return (f"node {name!r} ({op}) failed on the evaluation batch ({type(error).__name__}) after its shapes passed on meta "
+            "tensors: a value decided it (an index out of range, for example). Its text is not shown, since it can hold "
+            "values computed from the hidden windows: run the graph on your own tokens to see it"), text
 
 
 @dataclass
@@ -275,7 +307,7 @@ def run(graph: Graph, tokens: torch.Tensor, device: str | torch.device = "cpu", 
         try:
             value = OPS[op](*_resolve(args, env), **{k: _resolve(v, env) for k, v in kwargs.items()})
         except Exception as error:  # an operation refused its arguments: the graph is wrong, not the grader
-            raise Refused(f"node {name!r} ({op}) failed: {str(error).splitlines()[0][:300] if str(error) else type(error).__name__}") from None
+            raise Refused(*failure_message(name, op, error, tokens.device.type == "meta")) from None
         if op in SEQUENCE_OPS:
             value = list(value) if isinstance(value, (tuple, list)) else value
         values = value if isinstance(value, list) else [value]

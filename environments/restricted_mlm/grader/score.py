@@ -209,6 +209,8 @@ def score(workspace: Path, protected: Path, hidden: bool) -> tuple[dict[str, Any
             windows, starts = eval_windows(read_tokens(protected / "data" / "val.bin"), ev["batches"] * ev["batch_size"], grading["seq_len"], window_seed)
             loss = masked_loss(graph, windows, starts, grading, mask_seed)
         except checked_graph.Refused as refused:
+            if refused.detail is not None:
+                details["refused"] = refused.detail  # kept, never shown: it can quote values of the hidden windows
             return outcome_invalid(str(refused)), {"exported": True, "allowed": False}, details
     finally:
         remove_scratch(scratch)

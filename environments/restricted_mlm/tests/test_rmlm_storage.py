@@ -120,9 +120,10 @@ READS_PAST = {
 def test_a_graph_that_reads_past_its_batch_is_refused(route: str) -> None:
     windows, starts = windows_of(split_without_overlaps())
     g = parse(reading(*READS_PAST[route]))
-    with pytest.raises(graph.Refused, match="out of bounds|invalid storage offset") as refused:
-        score.masked_loss(g, windows, starts, GRADING, mask_seed=7)
+    with pytest.raises(graph.Refused, match="reads outside the storage of the tensor it is given|invalid storage offset") as refused:
+        score.masked_loss(g, windows, starts, GRADING, mask_seed=7)  # a negative offset fails on meta tensors already
     assert "as_strided" in str(refused.value)
+    assert refused.value.detail is not None and ("out of bounds" in refused.value.detail or "invalid storage offset" in refused.value.detail)
 
 
 def test_as_strided_from_offset_0_reads_the_batch_itself() -> None:
@@ -139,8 +140,32 @@ def test_as_strided_from_offset_0_reads_the_batch_itself() -> None:
 def test_a_weight_is_a_storage_of_its_own_too() -> None:
     windows, starts = windows_of(split_without_overlaps())
     past_weight = [node("r", "aten.as_strided.default", ref("we"), [VOCAB * D + 1], [1], 0), *reading(node("i", "aten.alias.default", ref("x")))]
-    with pytest.raises(graph.Refused, match="out of bounds"):
+    with pytest.raises(graph.Refused, match="reads outside the storage") as refused:
         score.masked_loss(parse(past_weight), windows, starts, GRADING, mask_seed=7)
+    assert refused.value.detail is not None and "out of bounds" in refused.value.detail
+
+
+def test_an_error_on_the_evaluation_batch_quotes_no_value_of_it() -> None:
+    """gather's error names the index it found out of range: on the evaluation batch that is a token id of the
+    hidden windows (one a call). The agent is told the node, the operation and the exception's type; the text
+    stays in the details. On meta tensors (shapes only) the text is shown."""
+    windows, starts = windows_of(split_without_overlaps())
+    tiny = [  # a table of 2 rows indexed by the token ids: every id over 1 is out of range
+        node("two", "aten.slice.Tensor", ref("wo"), 0, 0, 2),
+        node("flat", "aten.flatten.using_ints", ref("x"), 0, 1),
+        node("idx", "aten.unsqueeze.default", ref("flat"), 1),
+        node("wide", "aten.expand.default", ref("idx"), [BATCH_NUMEL, VOCAB]),
+        node("picked", "aten.gather.default", ref("two"), 0, ref("wide")),
+        node("logits", "aten.view.default", ref("picked"), [BATCH, SEQ, VOCAB]),
+    ]
+    with pytest.raises(graph.Refused) as refused:
+        score.masked_loss(parse(tiny), windows, starts, GRADING, mask_seed=7)
+    shown, kept = str(refused.value), refused.value.detail
+    assert "'picked' (aten.gather.default) failed on the evaluation batch (RuntimeError)" in shown
+    assert kept is not None and "out of bounds" in kept
+    for number in {int(t) for t in windows.flatten()} - {0, 1, 2}:  # the ids; 0-2 may be the message's own
+        assert str(number) not in shown.replace(str(VOCAB), "")
+    assert any(str(int(t)) in kept for t in windows.flatten() if int(t) > 1)
 
 
 def test_run_refuses_a_token_tensor_that_is_a_view_of_more() -> None:
