@@ -77,7 +77,26 @@ export async function loadStoreRuns(store: RunStore): Promise<LoadedRuns> {
         `(${entries} entr${entries === 1 ? "y" : "ies"} of timing-sensitive variants, flagged as contended): their timings are not comparable.`,
     );
   }
+  notes.push(...normalizedByNotes(pairs.map((p) => p.run)));
   return { runs: pairs.map((p) => p.run), source: `run store ${store.location}`, notes };
+}
+
+/** A note per environment variant: which constants (calibration entries) normalized its runs, and how many each. */
+export function normalizedByNotes(runs: readonly AnalysisRun[]): string[] {
+  const byVariant = new Map<string, Map<string, number>>();
+  for (const r of runs) {
+    const key = `${r.environment}/${r.variant ?? "unknown"}`;
+    const entries = byVariant.get(key) ?? new Map<string, number>();
+    const by = r.normalizedBy ?? "unknown";
+    entries.set(by, (entries.get(by) ?? 0) + 1);
+    byVariant.set(key, entries);
+  }
+  return [...byVariant]
+    .sort(([a], [b]) => compareText(a, b))
+    .map(([key, entries]) => {
+      const list = [...entries].sort(([a], [b]) => compareText(a, b)).map(([by, n]) => `${by} (${n} run${n === 1 ? "" : "s"})`);
+      return `${key} normalized by ${list.join("; ")}.`;
+    });
 }
 
 /** A note for every environment whose runs mix variants (their normalized scores are not comparable). */

@@ -87,7 +87,18 @@ export const RunSpec = z.object({
   timeLimitSeconds: z.number().positive().optional(),
   direction: Direction,
   aggregation: Aggregation,
+  /**
+   * Start and reference raw scores: for a `mini` or `gpu` run the calibration.json entry of `machineClass`
+   * (its `entry` says which), for `paper` the paper's. Absent when there is none (`normalizationMissing` says why).
+   */
   normalization: NormalizationConstants.optional(),
+  /**
+   * The class of the machine the run is scored on (core/machine-class.ts), recorded from when calibrations
+   * were kept per class; absent in older runs and in runs a Slurm job drives on a node not known yet.
+   */
+  machineClass: z.string().min(1).optional(),
+  /** Why the run has no normalization constants, with the command that makes them (one line). */
+  normalizationMissing: z.string().min(1).optional(),
   batchId: z.string().optional(),
   config: RunConfig.default({}),
   provenance: Provenance.optional(),

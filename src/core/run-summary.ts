@@ -168,6 +168,18 @@ function addCost(split: CostByKind | null, event: { costUsd: number; costByKind?
   };
 }
 
+/**
+ * Why a run has no normalized score, one line with the command that makes one; undefined when it has
+ * constants. Runs created before machine classes did not record a reason.
+ */
+export function normalizationMissing(spec: RunSpec): string | undefined {
+  if (spec.normalization !== undefined) return undefined;
+  return (
+    spec.normalizationMissing ??
+    `${spec.environment}/${spec.variant} had no normalization constants when the run was created: run \`rebench calibrate ${spec.environment} --variant ${spec.variant} --write\``
+  );
+}
+
 /** The normalized value of a raw score under a run's constants, or null when it has none. */
 export function normalizedFor(spec: RunSpec, raw: number | null): number | null {
   if (raw === null || spec.normalization === undefined) return null;
