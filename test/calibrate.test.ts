@@ -4,6 +4,7 @@ import { describe, expect, test } from "vitest";
 import { type CalibrationFile, type MachineInfo, machineClass, probeMachine, scoreStats } from "../src/core/index.js";
 import { forgetEnvironmentDigests } from "../src/environments/environment-digest.js";
 import { readCalibrationFile } from "../src/environments/index.js";
+import { newRunSpec } from "../src/runs/run-environment.js";
 import { SqliteRunStore } from "../src/store/index.js";
 import { rebench } from "./helpers/cli.js";
 import { defineEchoCopy, echoCopy, FIXTURES_DIR } from "./helpers/echo-copy.js";
@@ -273,6 +274,18 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
     expect(stored!.normalized).toBeNull();
     const shown = await rebench("runs", "show", stored!.id, "--db", db);
     expect(shown.stdout).toContain(`, no normalized score: ${reason}\n`);
+    // A run a Slurm job drives is scored on a node of a class not known when it is created: no constants either.
+    const slurm = await newRunSpec({
+      environment: family.name,
+      variant: "mini",
+      task: "main",
+      participant: { kind: "agent", alias: "a" },
+      limits: {},
+      config: { executor: "slurm" },
+    });
+    expect(slurm.normalization).toBeUndefined();
+    expect(slurm.machineClass).toBeUndefined();
+    expect(slurm.normalizationMissing).toMatch(/^a Slurm job scores test_echo_elsewhere\/mini on a node whose machine class is not known when the run is created/);
     const report = await rebench("report", "--db", db, "--budgets", "30m");
     expect(report.code).toBe(2);
     expect(report.stderr).toContain(`Left out 1 run(s): no normalized score: ${reason}.`);
@@ -327,6 +340,10 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
     const timed = await rebench("run", "optimize_kernel", "--variant", "mini", "--agent", "replay", "--runs-per-gpu", "2", "--db", db);
     expect(timed.code).toBe(2);
     expect(timed.stderr).toMatch(/optimize_kernel\/mini is timing-sensitive: runs sharing a GPU would slow each other's scored code/);
+    // A Slurm calibration's runs are scored on nodes of a class the command cannot know: it writes nothing.
+    const slurm = await rebench("calibrate", "test_echo", "--variant", "mini", "--executor", "slurm", "--write", "--db", db);
+    expect(slurm.code).toBe(2);
+    expect(slurm.stderr).toMatch(/--write records the entry of the machine class the runs ran on, which a Slurm calibration does not know/);
     expect(await storedRuns(db)).toEqual([]);
   });
 });

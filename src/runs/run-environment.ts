@@ -69,7 +69,8 @@ export interface NewRunOptions {
  * The spec of a new run of an available environment variant (throws if it is unknown or unavailable, or
  * if this machine lacks the GPU its manifest needs, unless a Slurm job will run it elsewhere). Its
  * normalization constants are those of this machine's class; a run a Slurm job drives is scored on a node
- * whose class is not known here, so only `paper` runs (the paper's constants hold everywhere) get any.
+ * whose class is not known here, so it gets only constants that hold on every machine (the paper's, or those
+ * a family declares for a variant without calibration entries).
  */
 export async function newRunSpec(options: NewRunOptions): Promise<RunSpecInput> {
   const env = runEnvironment(options);
@@ -77,8 +78,10 @@ export async function newRunSpec(options: NewRunOptions): Promise<RunSpecInput> 
   // A run on a cluster gets its GPUs from the scheduler on a node; its job checks what it was given.
   if (!slurm) requireResources(env.family.name, options.variant, env.manifest.resources);
   const on = normalizationOn(env.family.name, env.definition, options.machine ?? (await probeMachine()));
+  // Constants that depend on the machine class (calibration.json entries) wait for a node whose class is known.
+  const perClass = options.variant !== "paper" && Object.keys(env.definition.calibrations).length > 0;
   const normalization =
-    slurm && options.variant !== "paper"
+    slurm && perClass
       ? {
           normalizationMissing:
             `a Slurm job scores ${env.family.name}/${options.variant} on a node whose machine class is not known when the run is created: ` +

@@ -131,6 +131,12 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
   const family = getEnvironment(name);
   const task = checkTask(family, parseWith(TaskId, options.task, "--task"));
   requireImplementation(family.name, variant);
+  if (options.executor === "slurm" && options.write) {
+    // The runs would be scored on nodes whose machine class the runs do not record yet (docs/runs.md, "Machine classes").
+    throw new InvalidInputError("--write records the entry of the machine class the runs ran on, which a Slurm calibration does not know", {
+      hint: `run \`rebench calibrate ${family.name} --variant ${variant} --write\` on a node of the class instead`,
+    });
+  }
   const machine = await probeMachine();
   const definition = family.variants[variant];
   const machineClassHere = machineClass(machine, definition.classKind);
