@@ -285,7 +285,9 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
     });
     expect(slurm.normalization).toBeUndefined();
     expect(slurm.machineClass).toBeUndefined();
-    expect(slurm.normalizationMissing).toMatch(/^a Slurm job scores test_echo_elsewhere\/mini on a node whose machine class is not known when the run is created/);
+    expect(slurm.normalizationMissing).toMatch(
+      /^a Slurm job scores test_echo_elsewhere\/mini on a node whose machine class is not known when the run is created/,
+    );
     const report = await rebench("report", "--db", db, "--budgets", "30m");
     expect(report.code).toBe(2);
     expect(report.stderr).toContain(`Left out 1 run(s): no normalized score: ${reason}.`);

@@ -90,7 +90,10 @@ export function registerCalibrate(program: Command, io: Io): void {
         )
         .option("--task <task>", "main or hidden_score", "main")
         .option("--backend <name>", "sandbox backend", "local")
-        .option("--write", "record the numbers in environments/NAME/calibration.json as the entry of this machine's class: the constants of the variant's runs on machines of that class")
+        .option(
+          "--write",
+          "record the numbers in environments/NAME/calibration.json as the entry of this machine's class: the constants of the variant's runs on machines of that class",
+        )
         .option("--allow-busy", "calibrate a timing-sensitive variant although other work uses the machine (recorded in calibration.json's note)")
         .option(
           "--quiet-below <cpus>",
