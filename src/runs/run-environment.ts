@@ -85,7 +85,7 @@ export async function newRunSpec(options: NewRunOptions): Promise<RunSpecInput> 
       ? {
           normalizationMissing:
             `a Slurm job scores ${env.family.name}/${options.variant} on a node whose machine class is not known when the run is created: ` +
-            'no normalized score (docs/runs.md, "Machine classes")',
+            `no normalized score; run it without --executor slurm on a machine of a calibrated class for one (docs/runs.md, "Machine classes")`,
         }
       : {
           ...(on.machineClass === null ? {} : { machineClass: on.machineClass }),
