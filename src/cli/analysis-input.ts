@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import type { AnalysisRun } from "../analysis/analysis-run.js";
 import { parseMetrRuns } from "../analysis/metr/parse-metr-runs.js";
+import { normalizedByNotes } from "../analysis/normalized-by-notes.js";
 import { compareText } from "../core/compare-text.js";
 import { InvalidInputError, NotFoundError } from "../core/errors.js";
 import type { RunSummary } from "../core/index.js";
@@ -79,24 +80,6 @@ export async function loadStoreRuns(store: RunStore): Promise<LoadedRuns> {
   }
   notes.push(...normalizedByNotes(pairs.map((p) => p.run)));
   return { runs: pairs.map((p) => p.run), source: `run store ${store.location}`, notes };
-}
-
-/** A note per environment variant: which constants (calibration entries) normalized its runs, and how many each. */
-export function normalizedByNotes(runs: readonly AnalysisRun[]): string[] {
-  const byVariant = new Map<string, Map<string, number>>();
-  for (const r of runs) {
-    const key = `${r.environment}/${r.variant ?? "unknown"}`;
-    const entries = byVariant.get(key) ?? new Map<string, number>();
-    const by = r.normalizedBy ?? "unknown";
-    entries.set(by, (entries.get(by) ?? 0) + 1);
-    byVariant.set(key, entries);
-  }
-  return [...byVariant]
-    .sort(([a], [b]) => compareText(a, b))
-    .map(([key, entries]) => {
-      const list = [...entries].sort(([a], [b]) => compareText(a, b)).map(([by, n]) => `${by} (${n} run${n === 1 ? "" : "s"})`);
-      return `${key} normalized by ${list.join("; ")}.`;
-    });
 }
 
 /** A note for every environment whose runs mix variants (their normalized scores are not comparable). */
