@@ -197,6 +197,9 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
     const shown = await rebench("runs", "show", started!.id, "--db", db);
     expect(shown.stdout).toMatch(new RegExp(`score: +raw \\S+, normalized \\S+ by the calibration of ${label}\n`));
     expect(shown.stdout).toMatch(new RegExp(`machine: +class ${escapeRegExp(HERE)} `));
+    const listed = await rebench("runs", "list", "--db", db);
+    expect(listed.stdout).toMatch(/^RUN .* NORMALIZED BY /);
+    expect(listed.stdout).toMatch(new RegExp(`^${started!.id} .* ${label} `, "m"));
     // The report says which entry normalized its runs; the calibration's own runs, made before the entry existed, have none.
     const report = await rebench("report", "--db", db, "--budgets", "30m");
     expect(report.code, report.stderr).toBe(0);
