@@ -289,7 +289,7 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
     expect(slurm.normalization).toBeUndefined();
     expect(slurm.machineClass).toBeUndefined();
     expect(slurm.normalizationMissing).toMatch(
-      /^a Slurm job scores test_echo_elsewhere\/mini on a node whose machine class is not known when the run is created/,
+      /^a Slurm job scores test_echo_elsewhere\/mini on a node whose machine class is known only when the job starts there/,
     );
     const report = await rebench("report", "--db", db, "--budgets", "30m");
     expect(report.code).toBe(2);

@@ -3,9 +3,10 @@
  * Which normalization constants a run of an environment variant gets on a machine: the calibration.json
  * entry of the machine's class, the paper's constants for `paper` (the same on every machine), the
  * family's declared constants for a variant calibration.json has no entry for at all; otherwise none, with
- * the reason and the command that makes them. Never the constants of another class.
+ * the reason and the command that makes them. Never the constants of another class. A run that a Slurm job
+ * drives learns its class when the job starts on a node (`nodeNormalization`).
  */
-import { calibrationConstants, type MachineInfo, machineClass, type NormalizationConstants } from "../core/index.js";
+import { calibrationConstants, type MachineInfo, machineClass, type NormalizationConstants, type RunSpec } from "../core/index.js";
 import type { VariantDefinition } from "./contract.js";
 
 export interface NormalizationOn {
@@ -14,6 +15,14 @@ export interface NormalizationOn {
   constants?: NormalizationConstants;
   /** Why there are no constants, with the command that makes them (one line); set exactly when `constants` is not. */
   missing?: string;
+}
+
+/**
+ * Whether the variant's constants depend on the machine class: calibration.json has entries for it and it
+ * is not `paper` (whose constants are the paper's everywhere).
+ */
+export function calibratedPerClass(definition: VariantDefinition): boolean {
+  return definition.variant !== "paper" && Object.keys(definition.calibrations).length > 0;
 }
 
 export function normalizationOn(environment: string, definition: VariantDefinition, machine: MachineInfo): NormalizationOn {
@@ -40,4 +49,33 @@ export function normalizationOn(environment: string, definition: VariantDefiniti
     machineClass: named,
     missing: `${environment}/${variant} has no calibration for ${named} (only ${classes.join("; ")}): run \`${command}\` on a machine of that class`,
   };
+}
+
+/** What a Slurm job's node makes of its run's normalization (the fields of its `job_started` event). */
+export interface NodeNormalization {
+  /** The node's class for the variant; absent for a GPU variant on a node without a GPU. */
+  machineClass?: string;
+  /** The constants the run gets now (its variant is calibrated per class and the node's class has an entry). */
+  normalization?: NormalizationConstants;
+  /** Why the run has no constants after all (set exactly when `normalization` is not, for a per-class variant). */
+  normalizationMissing?: string;
+}
+
+/**
+ * The node's class and, for a variant calibrated per class, its constants on this node: those of the node's
+ * class's entry, or none and why. A run resumed on a node of another class than its first keeps none: its
+ * scores were taken on machines of two classes, which no entry describes. Other variants' constants hold on
+ * every machine and were recorded when the run was created.
+ */
+export function nodeNormalization(spec: RunSpec, definition: VariantDefinition, machine: MachineInfo): NodeNormalization {
+  const on = normalizationOn(spec.environment, definition, machine);
+  const node = on.machineClass === null ? {} : { machineClass: on.machineClass };
+  if (!calibratedPerClass(definition)) return node;
+  if (spec.machineClass !== undefined && spec.machineClass !== on.machineClass) {
+    return {
+      ...node,
+      normalizationMissing: `${spec.environment}/${spec.variant} was scored on Slurm nodes of two machine classes (${spec.machineClass}, then ${on.machineClass ?? "a node without a GPU"}): no calibration entry describes its scores`,
+    };
+  }
+  return { ...node, ...(on.constants ? { normalization: on.constants } : { normalizationMissing: on.missing! }) };
 }

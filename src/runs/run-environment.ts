@@ -21,7 +21,7 @@ import {
 } from "../core/index.js";
 import type { EnvironmentFamily, VariantDefinition, VariantImplementation } from "../environments/contract.js";
 import { environmentDigest } from "../environments/environment-digest.js";
-import { normalizationOn } from "../environments/normalization-on.js";
+import { calibratedPerClass, normalizationOn } from "../environments/normalization-on.js";
 import { checkTask, getEnvironment, getVariant, requireImplementation } from "../environments/registry.js";
 import { scoreVisible } from "../scoring/score-view.js";
 import { requireResources } from "./resource-check.js";
@@ -69,8 +69,9 @@ export interface NewRunOptions {
  * The spec of a new run of an available environment variant (throws if it is unknown or unavailable, or
  * if this machine lacks the GPU its manifest needs, unless a Slurm job will run it elsewhere). Its
  * normalization constants are those of this machine's class; a run a Slurm job drives is scored on a node
- * whose class is not known here, so it gets only constants that hold on every machine (the paper's, or those
- * a family declares for a variant without calibration entries).
+ * whose class is not known here, so it gets here only constants that hold on every machine (the paper's, or
+ * those a family declares for a variant without calibration entries), and its job records the node's class
+ * and that class's constants when it starts (slurm-job.ts).
  */
 export async function newRunSpec(options: NewRunOptions): Promise<RunSpecInput> {
   const env = runEnvironment(options);
@@ -78,20 +79,22 @@ export async function newRunSpec(options: NewRunOptions): Promise<RunSpecInput> 
   // A run on a cluster gets its GPUs from the scheduler on a node; its job checks what it was given.
   if (!slurm) requireResources(env.family.name, options.variant, env.manifest.resources);
   const on = normalizationOn(env.family.name, env.definition, options.machine ?? (await probeMachine()));
-  // Constants that depend on the machine class (calibration.json entries) wait for a node whose class is known.
-  const perClass = options.variant !== "paper" && Object.keys(env.definition.calibrations).length > 0;
-  const normalization =
-    slurm && perClass
+  // A Slurm run's node, and so its class, is known when its job starts there (slurm-job.ts records it).
+  const normalization = slurm
+    ? calibratedPerClass(env.definition)
       ? {
           normalizationMissing:
-            `a Slurm job scores ${env.family.name}/${options.variant} on a node whose machine class is not known when the run is created: ` +
-            `no normalized score; run it without --executor slurm on a machine of a calibrated class for one (docs/runs.md, "Machine classes")`,
+            `a Slurm job scores ${env.family.name}/${options.variant} on a node whose machine class is known only when the job starts there: ` +
+            `no normalized score until then (docs/runs.md, "Machine classes")`,
         }
-      : {
-          ...(on.machineClass === null ? {} : { machineClass: on.machineClass }),
-          ...(on.constants ? { normalization: on.constants } : {}),
-          ...(on.missing ? { normalizationMissing: on.missing } : {}),
-        };
+      : on.constants
+        ? { normalization: on.constants }
+        : { normalizationMissing: on.missing! }
+    : {
+        ...(on.machineClass === null ? {} : { machineClass: on.machineClass }),
+        ...(on.constants ? { normalization: on.constants } : {}),
+        ...(on.missing ? { normalizationMissing: on.missing } : {}),
+      };
   return {
     participant: options.participant,
     environment: env.family.name,

@@ -95,7 +95,8 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
     await buildNeededAssets(chosen, io);
     for (const [i, family] of chosen.entries()) {
       io.out(`\n[${i + 1}/${chosen.length}] ${family.name}/mini: ${family.title}\n`);
-      await noteUnnormalized(io, family.name, "mini");
+      // A Slurm job's node has its own class, which the job records (docs/runs.md, "Machine classes").
+      if (executor?.executor !== "slurm") await noteUnnormalized(io, family.name, "mini");
       const common = {
         environment: family.name,
         variant: "mini" as const,
