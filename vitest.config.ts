@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // REBENCH_TEST_CPU_MODEL: the CPU model the tests' machine probe sees (test/helpers/simulated-cpu.ts).
+    setupFiles: ["test/helpers/simulated-cpu.ts"],
   },
 });

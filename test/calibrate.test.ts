@@ -1,9 +1,10 @@
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
-import { type CalibrationFile, type MachineInfo, probeMachine, scoreStats } from "../src/core/index.js";
+import { type CalibrationFile, type MachineInfo, machineClass, probeMachine, scoreStats } from "../src/core/index.js";
 import { forgetEnvironmentDigests } from "../src/environments/environment-digest.js";
 import { readCalibrationFile } from "../src/environments/index.js";
+import { newRunSpec } from "../src/runs/run-environment.js";
 import { SqliteRunStore } from "../src/store/index.js";
 import { rebench } from "./helpers/cli.js";
 import { defineEchoCopy, echoCopy, FIXTURES_DIR } from "./helpers/echo-copy.js";
@@ -24,19 +25,26 @@ const ELSEWHERE: MachineInfo = {
   rebenchVersion: "0.1.0",
   rebenchCommit: null,
 };
+const ELSEWHERE_CLASS = "Imaginary CPU 9000, 512 cores";
 const calibratedElsewhere: CalibrationFile = {
   canary: "7389377f-e6f3-4b15-8f10-86b4f9b72cc2",
   mini: {
-    machine: ELSEWHERE,
-    date: "2026-01-01T00:00:00.000Z",
-    runs: 2,
-    start: scoreStats([-1.0, -1.1]),
-    reference: scoreStats([-3.0, -3.1]),
-    gapOverStd: 28.3,
+    [ELSEWHERE_CLASS]: {
+      machine: ELSEWHERE,
+      date: "2026-01-01T00:00:00.000Z",
+      runs: 2,
+      start: scoreStats([-1.0, -1.1]),
+      reference: scoreStats([-3.0, -3.1]),
+      gapOverStd: 28.3,
+    },
   },
 };
 const writeElsewhere = (dir: string) => writeFileSync(path.join(dir, "calibration.json"), JSON.stringify(calibratedElsewhere));
-const WARNING = /calibrated on another machine \(CPU .+ here, Imaginary CPU 9000 there; \d+ cores here, 512 there\)/;
+/** This machine's class for a CPU variant (the one the tests' runs are scored on). */
+const HERE = machineClass(await probeMachine(), "cpu")!;
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const NO_ENTRY = (name: string) =>
+  `${name}/mini has no calibration for ${HERE} (only ${ELSEWHERE_CLASS}): run \`rebench calibrate ${name} --variant mini --write\` on a machine of that class`;
 
 async function storedRuns(db: string) {
   const store = SqliteRunStore.open(db);
@@ -93,8 +101,11 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
     expect((await rebench(...args, "--only", "both")).stderr).toMatch(/--only is start or reference, got "both"/);
   });
 
-  test("runs start and reference N times each as real runs, reports mean ± std and the machine, passes the 10× rule, and --write makes the means the variant's constants", async () => {
-    const family = echoCopy(root, "test_echo_steady", grader("steady.py"));
+  test("runs start and reference N times each as real runs, reports mean ± std and the machine, passes the 10× rule, and --write makes the means the constants of this machine's class", async () => {
+    const family = echoCopy(root, "test_echo_steady", (dir) => {
+      grader("steady.py")(dir);
+      writeElsewhere(dir);
+    });
     const db = path.join(root, "steady.db");
     const { code, stdout, stderr } = await rebench(
       "calibrate",
@@ -120,7 +131,7 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
       runs: 2,
       pass: true,
       referenceBetter: true,
-      warning: null,
+      machineClass: HERE,
     });
     expect(result.machine).toEqual(await probeMachine());
     expect(result.start.values).toHaveLength(2);
@@ -138,11 +149,12 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
     );
     expect(byBatch(result.batches.reference).map((r) => r.finalRaw)).toEqual(result.reference.values);
 
-    // calibration.json round-trips into the variant's normalization constants, and into new runs.
+    // calibration.json round-trips into the entry of this machine's class, beside the other class's, and into new runs.
     expect(result.written).toBe(path.join(family.dir, "calibration.json"));
     const file = readCalibrationFile(family.dir)!;
     expect(file.canary).toBe("7389377f-e6f3-4b15-8f10-86b4f9b72cc2");
-    expect(file.mini).toEqual({
+    expect(file.mini?.[ELSEWHERE_CLASS]).toEqual(calibratedElsewhere.mini![ELSEWHERE_CLASS]);
+    expect(file.mini?.[HERE]).toEqual({
       machine: result.machine,
       date: result.date,
       runs: 2,
@@ -151,7 +163,7 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
       gapOverStd: result.gapOverStd,
     });
     const again = defineEchoCopy(family.dir, "test_echo_steady_again");
-    expect(again.variants.mini.normalization).toMatchObject({ start: result.start.mean, reference: result.reference.mean, source: "calibration" });
+    expect(Object.keys(again.variants.mini.calibrations).sort()).toEqual([ELSEWHERE_CLASS, HERE].sort());
     const run = await rebench(
       "run",
       again.name,
@@ -168,13 +180,34 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
       "--json",
     );
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).not.toMatch(/another machine/);
+    expect(run.stderr).not.toMatch(/no normalized score/);
+    const entry = { machineClass: HERE, date: result.date, runs: 2 };
+    expect(JSON.parse(run.stdout).runs[0]).toMatchObject({
+      normalization: { start: result.start.mean, reference: result.reference.mean, source: "calibration", entry },
+      normalizationMissing: null,
+      machineClass: HERE,
+    });
     const [started] = (await storedRuns(db)).filter((r) => r.spec.environment === again.name);
-    expect(started!.spec.normalization).toMatchObject({ start: result.start.mean, reference: result.reference.mean, source: "calibration" });
+    expect(started!.spec.normalization).toMatchObject({ start: result.start.mean, reference: result.reference.mean, source: "calibration", entry });
+    expect(started!.spec.machineClass).toBe(HERE);
     expect(started!.normalized).toBeLessThan(0.1);
+    // The progress line and `runs show` say which entry normalized the score.
+    const label = escapeRegExp(`${HERE}, ${result.date.slice(0, 10)}, N=2`);
+    expect(run.stderr).toMatch(new RegExp(`run ${started!.id} finished \\(submitted\\): raw \\S+, normalized \\S+ \\(by ${label}\\)`));
+    const shown = await rebench("runs", "show", started!.id, "--db", db);
+    expect(shown.stdout).toMatch(new RegExp(`score: +raw \\S+, normalized \\S+ by the calibration of ${label}\n`));
+    expect(shown.stdout).toMatch(new RegExp(`machine: +class ${escapeRegExp(HERE)} `));
+    const listed = await rebench("runs", "list", "--db", db);
+    expect(listed.stdout).toMatch(/^RUN .* NORMALIZED BY /);
+    expect(listed.stdout).toMatch(new RegExp(`^${started!.id} .* ${label} `, "m"));
+    // The report says which entry normalized its runs; the calibration's own runs, made before the entry existed, have none.
+    const report = await rebench("report", "--db", db, "--budgets", "30m");
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stderr).toContain(`${again.name}/mini normalized by ${HERE}, ${result.date.slice(0, 10)}, N=2 (1 run).\n`);
+    expect(report.stderr).toContain(`Left out 4 run(s): no normalized score: ${NO_ENTRY(family.name)}.\n`);
   });
 
-  test("fails the rule with exit 1 when start and reference overlap, writes nothing, and warns that the variant was calibrated on another machine", async () => {
+  test("fails the rule with exit 1 when start and reference overlap, writes nothing, and names the machine class it measured", async () => {
     const family = echoCopy(root, "test_echo_drift", (dir) => {
       grader("drift.py")(dir);
       writeElsewhere(dir);
@@ -198,11 +231,11 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
       "600",
     );
     expect(code).toBe(1);
-    expect(stderr.match(/rebench: warning: test_echo_drift\/mini was calibrated on another machine/g)).toHaveLength(1);
-    expect(stderr).toMatch(WARNING);
+    expect(stderr).not.toMatch(/warning/);
     expect(stdout).toMatch(
       /^Calibration of test_echo_drift\/mini \(task main; raw score, lower is better\)\nmachine: .+ · \d+ cores · [\d.]+ GB · (no GPU|.+); .+; rebench 0\.1\.0/m,
     );
+    expect(stdout).toContain(`\nmachine class: ${HERE} (--write records the entry of this class only)\n`);
     expect(stdout).toMatch(/SOLUTION\s+RUNS\s+MEAN\s+STD\s+RAW SCORES\nstart\s+2\s+\S+\s+\S+\s+\S+, \S+\nreference\s+2\s/);
     expect(stdout).toMatch(/gap \|reference − start\| = [\d.]+ = [\d.]+ × the larger standard deviation [\d.]+ \(needs ≥ 10×\): FAIL/);
     expect(stdout).toMatch(/nothing written to .*calibration\.json: the rule failed/);
@@ -211,9 +244,10 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
     expect(await storedRuns(db)).toHaveLength(4);
   });
 
-  test("rebench run and rebench main warn when the machine is not calibration.json's, and their runs take its constants", async () => {
+  test("without a calibration for this machine's class, run, runs show, main and report give no normalized score, but the reason and the command", async () => {
     const family = echoCopy(root, "test_echo_elsewhere", writeElsewhere);
-    expect(family.variants.mini.normalization).toMatchObject({ start: -1.05, reference: -3.05, source: "calibration" });
+    expect(family.variants.mini.normalization).toMatchObject({ source: "shipped" }); // declared, and not used: the file has entries
+    const reason = NO_ENTRY(family.name);
     const db = path.join(root, "elsewhere.db");
     const run = await rebench(
       "run",
@@ -231,9 +265,36 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
       "--json",
     );
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(WARNING);
-    expect(run.stderr).toMatch(/run `rebench calibrate test_echo_elsewhere --variant mini --write` on this machine/);
-    expect((await storedRuns(db))[0]!.spec.normalization).toMatchObject({ start: -1.05, reference: -3.05, source: "calibration" });
+    expect(run.stderr).toContain(`rebench: no normalized scores on this machine: ${reason}\n`);
+    expect(run.stderr).toMatch(/finished \(submitted\): raw \S+, no normalized score \(/);
+    expect(run.stderr).not.toMatch(/normalized \d/);
+    const result = JSON.parse(run.stdout).runs[0];
+    expect(result).toMatchObject({ normalizedScore: null, normalization: null, normalizationMissing: reason, machineClass: HERE });
+    expect(result.rawScore).toEqual(expect.any(Number));
+    const [stored] = await storedRuns(db);
+    expect(stored!.spec.normalization).toBeUndefined();
+    expect(stored!.spec).toMatchObject({ machineClass: HERE, normalizationMissing: reason });
+    expect(stored!.normalized).toBeNull();
+    const shown = await rebench("runs", "show", stored!.id, "--db", db);
+    expect(shown.stdout).toContain(`, no normalized score: ${reason}\n`);
+    // A run a Slurm job drives is scored on a node of a class not known when it is created: no constants either.
+    const slurm = await newRunSpec({
+      environment: family.name,
+      variant: "mini",
+      task: "main",
+      participant: { kind: "agent", alias: "a" },
+      limits: {},
+      config: { executor: "slurm" },
+    });
+    expect(slurm.normalization).toBeUndefined();
+    expect(slurm.machineClass).toBeUndefined();
+    expect(slurm.normalizationMissing).toMatch(
+      /^a Slurm job scores test_echo_elsewhere\/mini on a node whose machine class is known only when the job starts there/,
+    );
+    const report = await rebench("report", "--db", db, "--budgets", "30m");
+    expect(report.code).toBe(2);
+    expect(report.stderr).toContain(`Left out 1 run(s): no normalized score: ${reason}.`);
+
     const main = await rebench(
       "main",
       "--environments",
@@ -246,7 +307,10 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
       "600",
     );
     expect(main.code, main.stderr).toBe(0);
-    expect(main.stderr).toMatch(WARNING);
+    expect(main.stderr).toContain(`rebench: no normalized scores on this machine: ${reason}\n`);
+    expect(main.stdout).toContain(`\nno normalized score: ${reason}\n`);
+    expect(main.stdout).toContain(`so no report\nLeft out 2 run(s): no normalized score: ${reason}.\n`);
+    expect(main.stdout).not.toMatch(/warning|do not hold/);
   });
 
   test("passes deterministic solutions (both standard deviations 0) and says so in plain words", async () => {
@@ -281,6 +345,10 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
     const timed = await rebench("run", "optimize_kernel", "--variant", "mini", "--agent", "replay", "--runs-per-gpu", "2", "--db", db);
     expect(timed.code).toBe(2);
     expect(timed.stderr).toMatch(/optimize_kernel\/mini is timing-sensitive: runs sharing a GPU would slow each other's scored code/);
+    // A Slurm calibration's runs are scored on nodes of a class the command cannot know: it writes nothing.
+    const slurm = await rebench("calibrate", "test_echo", "--variant", "mini", "--executor", "slurm", "--write", "--db", db);
+    expect(slurm.code).toBe(2);
+    expect(slurm.stderr).toMatch(/--write records the entry of the machine class the runs ran on, which a Slurm calibration does not know/);
     expect(await storedRuns(db)).toEqual([]);
   });
 });

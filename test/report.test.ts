@@ -7,7 +7,7 @@ import { METR_FAMILIES } from "../src/analysis/metr/metr-families.js";
 import { parseMetrRuns } from "../src/analysis/metr/parse-metr-runs.js";
 import { SqliteRunStore } from "../src/store/index.js";
 import { rebench, rebenchProcess } from "./helpers/cli.js";
-import { RUNS, record } from "./helpers/recorded-runs.js";
+import { constantsOf, FIX_EMBEDDING_ENTRY, RUNS, record } from "./helpers/recorded-runs.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const dir = tempDir();
@@ -27,7 +27,7 @@ describe("rebench report and runs export over the run store", () => {
     const result = await rebench("runs", "export", "--db", db, "--format", "metr", "--out", exported);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/left out 1 run\(s\): not finished \(running\)/);
-    expect(result.stderr).toMatch(/left out 1 run\(s\): no normalization constants for scaling_law\/mini/);
+    expect(result.stderr).toMatch(/left out 1 run\(s\): no normalized score: scaling_law\/mini had no normalization constants when the run was created/);
     expect(result.stderr).toMatch(/wrote 11 run\(s\)/);
 
     const store = SqliteRunStore.open(db);
@@ -49,6 +49,19 @@ describe("rebench report and runs export over the run store", () => {
       .map((l) => JSON.parse(l));
     expect(lines).toContainEqual(
       expect.objectContaining({ task_id: "ai_rd_triton_cumsum/main", task_family: "ai_rd_triton_cumsum", alias: "agent-a", time_limit: 1800 }),
+    );
+    // Each row says which constants made its score: the calibration entry (machine class, date, N), or shipped ones.
+    const embedding = lines.filter((l) => l.task_family === "ai_rd_fix_embedding");
+    expect(embedding.length).toBeGreaterThan(0);
+    for (const line of embedding) {
+      expect(line.rebench_normalization).toEqual(constantsOf("fix_embedding"));
+      expect(line.rebench_normalization.entry).toEqual(FIX_EMBEDDING_ENTRY);
+      expect(line.rebench_machine_class).toBe("AMD EPYC, 2 cores");
+    }
+    const kernelLine = lines.find((l) => l.task_family === "ai_rd_triton_cumsum");
+    expect(kernelLine).toMatchObject({ rebench_normalization: { start: 2, reference: 1, source: "shipped" }, rebench_machine_class: null });
+    expect(imported.runs.filter((r) => r.environment === "fix_embedding").map((r) => r.normalizedBy)).toEqual(
+      embedding.map(() => "AMD EPYC, 2 cores, 2026-12-01, N=3"),
     );
   });
 
@@ -75,8 +88,11 @@ describe("rebench report and runs export over the run store", () => {
     const usage = a.usage.find((u: { participant: string; budget: string }) => u.participant === "agent-a" && u.budget === "1h");
     expect(usage.scoreCallsPerHour).toBeGreaterThan(0);
     expect(a.input.notes).toEqual([
-      "Left out 1 run(s): no normalization constants for scaling_law/mini (run rebench calibrate).",
+      "Left out 1 run(s): no normalized score: scaling_law/mini had no normalization constants when the run was created: run `rebench calibrate scaling_law --variant mini --write`.",
       "Left out 1 run(s): not finished (running).",
+      expect.stringMatching(/^fix_embedding\/mini normalized by AMD EPYC, 2 cores, 2026-12-01, N=3 \(\d+ runs?\)\.$/),
+      expect.stringMatching(/^optimize_kernel\/mini normalized by shipped \(\d+ runs?\)\.$/),
+      expect.stringMatching(/^scaling_law\/mini normalized by shipped \(\d+ runs?\)\.$/),
     ]);
   });
 

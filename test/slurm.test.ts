@@ -2,10 +2,20 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
-import type { RunSummary, ScoreLogEntry, StoredEvent } from "../src/core/index.js";
+import {
+  calibrationConstants,
+  machineClass,
+  normalize,
+  probeMachine,
+  type RunSummary,
+  type ScoreLogEntry,
+  type StoredEvent,
+  scoreStats,
+} from "../src/core/index.js";
 import { jobStates } from "../src/slurm/index.js";
 import { openStore } from "../src/store/index.js";
 import { REPO_ROOT } from "./helpers/cli.js";
+import { echoCopy } from "./helpers/echo-copy.js";
 import { freshDatabase, postgresSkip } from "./helpers/postgres.js";
 import { slurmCluster, slurmSkip } from "./helpers/slurm.js";
 import { TEST_BACKEND } from "./helpers/test-backend.js";
@@ -16,8 +26,8 @@ const sandboxes = path.join(root, "sandboxes");
 const home = path.join(root, "home");
 const tsx = path.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs");
 
-function cli(args: string[]): ChildProcess {
-  const env = { ...process.env, REBENCH_HOME: home, REBENCH_TEST_SANDBOX_ROOT: sandboxes };
+function cli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): ChildProcess {
+  const env = { ...process.env, REBENCH_HOME: home, REBENCH_TEST_SANDBOX_ROOT: sandboxes, ...extraEnv };
   return spawn(process.execPath, ["--import", tsx, path.join(REPO_ROOT, "test/fixtures/rebench-cli.ts"), ...args], {
     cwd: REPO_ROOT,
     env,
@@ -152,6 +162,48 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
     expect(run.state).toBe("failed");
     expect(run.error).toMatch(/GPU \d has no device node \/dev\/nvidia\d/);
     expect(result.code).toBe(1);
+  });
+
+  test("a run of a variant calibrated per class is normalized by the class of its job's node, which the job records when it starts", {
+    timeout: 300_000,
+  }, async () => {
+    await slurmCluster(["--cpus", "8", "--memory-mb", "40000"]);
+    const db = await freshDatabase();
+    // Entries for this CPU at every count of cores a job may be given, each with its own reference.
+    const here = await probeMachine();
+    const entries = Object.fromEntries(
+      Array.from({ length: 16 }, (_, i) => {
+        const machine = { ...here, cores: i + 1 };
+        const entry = {
+          machine,
+          date: "2026-12-01T00:00:00.000Z",
+          runs: 2,
+          start: scoreStats([0.05, 0.05]),
+          reference: scoreStats([-3 - i / 10, -3 - i / 10]),
+        };
+        return [machineClass(machine, "cpu")!, { ...entry, gapOverStd: 100 }];
+      }),
+    );
+    const family = echoCopy(root, "test_echo_per_class", (dir) => writeFileSync(path.join(dir, "calibration.json"), JSON.stringify({ mini: entries })));
+    const args = ["run", family.name, "--variant", "mini", "--agent", "replay", "--executor", "slurm", "--backend", TEST_BACKEND, "--db", db];
+    const result = await exited(cli(args, { REBENCH_TEST_ECHO_COPIES: family.dir }));
+    expect(result.code, result.output).toBe(0);
+    const [{ run, events }] = (await snapshot(db)) as [Awaited<ReturnType<typeof snapshot>>[number]];
+    const created = events[0]!.event;
+    expect(created.type === "run_created" && created.spec).toMatchObject({
+      normalizationMissing: expect.stringMatching(/known only when the job starts there/),
+    });
+    expect(created.type === "run_created" && created.spec.normalization).toBeUndefined();
+    const started = events.find((e) => e.event.type === "job_started")!.event;
+    const nodeClass = started.type === "job_started" ? started.machineClass : undefined;
+    expect(nodeClass).toBeDefined();
+    expect(Object.keys(entries)).toContain(nodeClass);
+    expect(run.spec).toMatchObject({ machineClass: nodeClass, normalization: calibrationConstants(nodeClass!, entries[nodeClass!]!) });
+    expect(run.spec.normalizationMissing).toBeUndefined();
+    expect(run.state).toBe("finished");
+    expect(run.normalized).toBeCloseTo(normalize(run.finalRaw!, run.spec.normalization!), 12);
+    const show = await runCli(["runs", "show", run.id, "--db", db]);
+    expect(show.output).toContain(`by the calibration of ${nodeClass}, 2026-12-01, N=2`);
   });
 
   test("the orchestrator killed mid-batch and a job cancelled: runs resume finishes every run, no event lost or duplicated", { timeout: 600_000 }, async () => {

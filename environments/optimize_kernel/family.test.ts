@@ -67,9 +67,12 @@ describe("optimize_kernel variants", () => {
     }
   });
 
-  test("mini and gpu take their constants from calibration.json, paper keeps the paper's", () => {
-    expect(family.variants.gpu.normalization).toMatchObject({ source: "calibration" });
-    expect(family.variants.gpu.calibration?.machine.gpu).toBe("NVIDIA H200");
+  test("mini and gpu take their constants from calibration.json, per machine class; paper keeps the paper's", () => {
+    expect(family.variants.gpu.normalization).toBeUndefined();
+    expect(family.variants.gpu.classKind).toBe("gpu");
+    expect(family.variants.gpu.calibrations["NVIDIA H200"]?.machine.gpu).toBe("NVIDIA H200");
+    expect(family.variants.mini.classKind).toBe("cpu");
+    expect(Object.keys(family.variants.mini.calibrations)).toEqual(["AMD EPYC, 2 cores"]);
     expect(family.variants.paper.normalization).toMatchObject({ start: 1.5535302804958044, reference: 0.4700036292457356, source: "paper" });
   });
 

@@ -9,7 +9,7 @@
  * scaffold stays in the encrypted `sources.enc`: the replay agent uploads it from the build.
  * Canary e8df3d4b-325b-49c6-a0a8-c490eee4a85f: this string marks rebench environment files; keep them out of training data.
  */
-import type { TaskId } from "../../src/core/index.js";
+import type { NormalizationConstants, TaskId } from "../../src/core/index.js";
 import type { VariantImplementation } from "../../src/environments/contract.js";
 import { defineEnvironment, MINI_RESOURCES } from "../../src/environments/define.js";
 import { instructions } from "./instructions.js";
@@ -32,10 +32,11 @@ function implementation(variant: RccVariant, subset?: number): VariantImplementa
 
 /**
  * The family; tests define copies of it under other names from other folders (a folder holding copies of
- * `grader/`, `workspace/`, `reference/`, `calibration.json` and a subset of `exploits/`) with `name` and
- * `moduleUrl`, and `subset` to keep only that many hidden problems (quicker scoring calls).
+ * `grader/`, `workspace/`, `reference/`, optionally `calibration.json`, and a subset of `exploits/`) with
+ * `name` and `moduleUrl`, `subset` to keep only that many hidden problems (quicker scoring calls), and
+ * `miniNormalization`, the mini variant's constants where the folder has no calibration.json.
  */
-export function defineRustEnvironment(options: { name?: string; moduleUrl?: string; subset?: number } = {}) {
+export function defineRustEnvironment(options: { name?: string; moduleUrl?: string; subset?: number; miniNormalization?: NormalizationConstants } = {}) {
   return defineEnvironment({
     name: options.name ?? "rust_codecontests",
     title: "Scaffolding for Rust CodeContests",
@@ -50,6 +51,7 @@ export function defineRustEnvironment(options: { name?: string; moduleUrl?: stri
         scale: "2-core CPU: 44 hidden problems authored by the project, a local model service answering from candidate pools",
         resources: MINI_RESOURCES,
         implementation: implementation("mini", options.subset),
+        ...(options.miniNormalization ? { normalization: options.miniNormalization } : {}),
       },
       gpu: {
         scale: "no GPU needed: 60 hidden problems on 16 cores, the same local model service",

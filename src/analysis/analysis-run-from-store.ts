@@ -1,10 +1,11 @@
 /**
  * @module
  * A stored run as an analysis run: the spec says who, where and under which limit; the final raw score
- * is normalized with the run's own constants; the score log becomes a score-over-time curve. Runs that
- * cannot be compared come back as a reason instead (unfinished, no time limit, no constants).
+ * is normalized with the run's own constants (the calibration entry of its machine's class, recorded when
+ * it was created); the score log becomes a score-over-time curve. Runs that cannot be compared come back
+ * as a reason instead (unfinished, no time limit, no constants, with why and the command that makes them).
  */
-import { budgetTokens, normalizedFor, type RunSummary, type ScoreLogEntry } from "../core/index.js";
+import { budgetTokens, normalizationLabel, normalizationMissing, normalizedFor, type RunSummary, type ScoreLogEntry } from "../core/index.js";
 import type { AnalysisRun } from "./analysis-run.js";
 import { scoreCurve } from "./score-curve.js";
 
@@ -17,7 +18,7 @@ export function analysisRunFromStore(summary: RunSummary, scoreLog: readonly Sco
   if (timeLimitSeconds === undefined) return { kind: "skipped", reason: "no per-run time limit" };
   const normalization = spec.normalization;
   if (normalization === undefined) {
-    return { kind: "skipped", reason: `no normalization constants for ${spec.environment}/${spec.variant} (run rebench calibrate)` };
+    return { kind: "skipped", reason: `no normalized score: ${normalizationMissing(spec)}` };
   }
   const human = spec.participant.kind === "human";
   const { usage } = summary;
@@ -33,6 +34,7 @@ export function analysisRunFromStore(summary: RunSummary, scoreLog: readonly Sco
       timeLimitSeconds,
       // A finished run without a valid score scores as the starting solution: 0.
       score: normalizedFor(spec, summary.finalRaw) ?? 0,
+      normalizedBy: normalizationLabel(normalization),
       curve: scoreLog.length > 0 ? scoreCurve(scoreLog, { aggregation: spec.aggregation, normalization }) : undefined,
       usage: {
         tokens: human ? null : budgetTokens(usage),

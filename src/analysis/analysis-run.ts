@@ -24,6 +24,11 @@ export interface AnalysisRun {
   timeLimitSeconds: number;
   /** Final normalized score (0 = starting solution, 1 = reference); 0 for a run without a valid score. */
   score: number;
+  /**
+   * Which constants normalized `score`, where known: the calibration entry ("AMD EPYC, 2 cores, 2026-11-29,
+   * N=5"), "paper", "shipped", or "calibration" for a stored run of a rebench before machine classes.
+   */
+  normalizedBy?: string;
   /** Normalized score over working time, where a score log exists (steps, ascending seconds). */
   curve: readonly ScorePoint[] | undefined;
   usage: {

@@ -82,7 +82,7 @@ export async function runAgentBatch(store: RunStore, request: AgentBatchRequest,
   };
   // Everything that can be wrong fails here, before a run exists.
   const probe = RunSpec.parse(
-    newRunSpec({
+    await newRunSpec({
       environment: request.environment,
       variant: request.variant,
       task: request.task,

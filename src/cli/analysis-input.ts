@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import type { AnalysisRun } from "../analysis/analysis-run.js";
 import { parseMetrRuns } from "../analysis/metr/parse-metr-runs.js";
+import { normalizedByNotes } from "../analysis/normalized-by-notes.js";
 import { compareText } from "../core/compare-text.js";
 import { InvalidInputError, NotFoundError } from "../core/errors.js";
 import type { RunSummary } from "../core/index.js";
@@ -77,6 +78,7 @@ export async function loadStoreRuns(store: RunStore): Promise<LoadedRuns> {
         `(${entries} entr${entries === 1 ? "y" : "ies"} of timing-sensitive variants, flagged as contended): their timings are not comparable.`,
     );
   }
+  notes.push(...normalizedByNotes(pairs.map((p) => p.run)));
   return { runs: pairs.map((p) => p.run), source: `run store ${store.location}`, notes };
 }
 

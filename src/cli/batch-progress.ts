@@ -5,7 +5,7 @@
  * rewritten in place; otherwise a line every `everySeconds` (default 30) while something changes, so logs
  * of long batches stay short. Each run that ends gets its own line.
  */
-import { budgetTokens, normalizedFor, type RunSummary } from "../core/index.js";
+import { budgetTokens, normalizationLabel, normalizationMissing, normalizedFor, type RunSummary } from "../core/index.js";
 import type { RunStore } from "../store/index.js";
 import { formatDuration, formatNumber } from "./format.js";
 import type { Io } from "./io.js";
@@ -85,7 +85,9 @@ export class BatchProgress {
     const score =
       run.state === "failed"
         ? `failed: ${run.error ?? "unknown error"}`
-        : `raw ${formatNumber(raw)}, normalized ${formatNumber(run.normalized, 3)}${contended}`;
+        : run.spec.normalization
+          ? `raw ${formatNumber(raw)}, normalized ${formatNumber(run.normalized, 3)} (by ${normalizationLabel(run.spec.normalization)})${contended}`
+          : `raw ${formatNumber(raw)}, no normalized score (${normalizationMissing(run.spec)})${contended}`;
     this.note(`run ${run.id} ${run.state}${run.stopReason ? ` (${run.stopReason})` : ""}: ${score}\n`);
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { CalibrationFile, calibrationConstants, calibrationVerdict, scoreStats, type VariantCalibration } from "./calibration.js";
+import { CalibrationFile, calibrationConstants, calibrationVerdict, isSingleEntryCalibrationFile, scoreStats, type VariantCalibration } from "./calibration.js";
 import type { MachineInfo } from "./machine.js";
 
 const machine: MachineInfo = {
@@ -71,21 +71,28 @@ describe("calibration.json", () => {
     gapOverStd: 36.6,
   };
 
-  test("the schema reads the variant keys and the canary, and refuses unknown keys", () => {
-    expect(CalibrationFile.parse({ canary: "7389377f-e6f3-4b15-8f10-86b4f9b72cc2", mini: calibration })).toEqual({
-      canary: "7389377f-e6f3-4b15-8f10-86b4f9b72cc2",
-      mini: calibration,
-    });
-    expect(CalibrationFile.safeParse({ tiny: calibration }).success).toBe(false);
-    expect(CalibrationFile.safeParse({ mini: { ...calibration, runs: 1 } }).success).toBe(false);
+  test("the schema reads the variant keys, each a calibration per machine class, and the canary, and refuses unknown keys", () => {
+    const file = { canary: "7389377f-e6f3-4b15-8f10-86b4f9b72cc2", mini: { "AMD EPYC, 2 cores": calibration, "Intel Xeon, 2 cores": calibration } };
+    expect(CalibrationFile.parse(file)).toEqual(file);
+    expect(CalibrationFile.safeParse({ tiny: { "AMD EPYC, 2 cores": calibration } }).success).toBe(false);
+    expect(CalibrationFile.safeParse({ mini: { "AMD EPYC, 2 cores": { ...calibration, runs: 1 } } }).success).toBe(false);
+    expect(CalibrationFile.safeParse({ mini: calibration }).success).toBe(false);
   });
 
-  test("the constants are the two means, source calibration", () => {
-    expect(calibrationConstants(calibration)).toEqual({
+  test("a file of one calibration per variant is told apart from the per-class form", () => {
+    expect(isSingleEntryCalibrationFile({ canary: "x", mini: calibration })).toBe(true);
+    expect(isSingleEntryCalibrationFile({ gpu: calibration, mini: { "AMD EPYC, 2 cores": calibration } })).toBe(true);
+    expect(isSingleEntryCalibrationFile({ mini: { "AMD EPYC, 2 cores": calibration } })).toBe(false);
+    expect(isSingleEntryCalibrationFile({ canary: "x" })).toBe(false);
+  });
+
+  test("the constants are the two means, source calibration, and name their entry", () => {
+    expect(calibrationConstants("AMD EPYC, 2 cores", calibration)).toEqual({
       start: -1.11,
       reference: -3.75,
       source: "calibration",
       note: "rebench calibrate, 2 runs each on AMD EPYC 7B13, 2026-11-29",
+      entry: { machineClass: "AMD EPYC, 2 cores", date: "2026-11-29T12:00:00.000Z", runs: 2 },
     });
   });
 });

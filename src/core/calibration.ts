@@ -3,8 +3,9 @@
  * Calibration: an environment variant's starting and reference solutions run N times on one machine, the
  * mean and standard deviation of their final raw scores, and the rule that makes the numbers usable as
  * normalization constants: the gap between the two means is at least ten times the larger standard
- * deviation. `environments/<name>/calibration.json` holds one `VariantCalibration` per variant
- * (`CalibrationFile`); `rebench calibrate --write` writes it and `defineEnvironment` reads it.
+ * deviation. `environments/<name>/calibration.json` holds, per variant, one `VariantCalibration` per machine
+ * class (`CalibrationFile`, machine-class.ts); `rebench calibrate --write` writes the entry of the class it
+ * ran on and `defineEnvironment` reads them all.
  */
 import { z } from "zod";
 import { InvalidInputError } from "./errors.js";
@@ -40,16 +41,32 @@ export const VariantCalibration = z.object({
 });
 export type VariantCalibration = z.infer<typeof VariantCalibration>;
 
-/** `environments/<name>/calibration.json`: the environment's canary, then one calibration per variant. */
+/** A variant's calibrations, one per machine class (the key: "AMD EPYC, 2 cores", "NVIDIA H200"). */
+export const ClassCalibrations = z.record(z.string().min(1), VariantCalibration);
+export type ClassCalibrations = z.infer<typeof ClassCalibrations>;
+
+/** `environments/<name>/calibration.json`: the environment's canary, then per variant its calibrations by machine class. */
 export const CalibrationFile = z
   .object({
     canary: z.string().uuid().optional(),
-    mini: VariantCalibration.optional(),
-    gpu: VariantCalibration.optional(),
-    paper: VariantCalibration.optional(),
+    mini: ClassCalibrations.optional(),
+    gpu: ClassCalibrations.optional(),
+    paper: ClassCalibrations.optional(),
   })
   .strict();
 export type CalibrationFile = z.infer<typeof CalibrationFile>;
+
+/** The script that turns a calibration.json of one entry per variant (before machine classes) into this form. */
+export const CALIBRATION_MIGRATION = "npx tsx scripts/migrate-calibration.ts";
+
+/** Whether `value` is a calibration.json of the form before machine classes: a variant's key holds one calibration. */
+export function isSingleEntryCalibrationFile(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  return ["mini", "gpu", "paper"].some((variant) => {
+    const entry = (value as Record<string, unknown>)[variant];
+    return typeof entry === "object" && entry !== null && "machine" in entry && "start" in entry;
+  });
+}
 
 /** Mean, sample standard deviation and count of at least two final raw scores. */
 export function scoreStats(values: readonly number[]): ScoreStats {
@@ -84,13 +101,14 @@ export function calibrationVerdict(start: ScoreStats, reference: ScoreStats, dir
   };
 }
 
-/** The normalization constants a calibration gives: the two means. */
-export function calibrationConstants(calibration: VariantCalibration): NormalizationConstants {
+/** The normalization constants the calibration of `machineClass` gives: the two means, and which entry they are. */
+export function calibrationConstants(machineClass: string, calibration: VariantCalibration): NormalizationConstants {
   const date = calibration.date.slice(0, 10);
   return {
     start: calibration.start.mean,
     reference: calibration.reference.mean,
     source: "calibration",
     note: `rebench calibrate, ${calibration.runs} runs each on ${calibration.machine.gpu ?? calibration.machine.cpuModel}, ${date}`,
+    entry: { machineClass, date: calibration.date, runs: calibration.runs },
   };
 }

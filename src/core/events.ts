@@ -87,7 +87,19 @@ export const RunSpec = z.object({
   timeLimitSeconds: z.number().positive().optional(),
   direction: Direction,
   aggregation: Aggregation,
+  /**
+   * Start and reference raw scores: for a `mini` or `gpu` run the calibration.json entry of `machineClass`
+   * (its `entry` says which), for `paper` the paper's. Absent when there is none (`normalizationMissing` says why).
+   */
   normalization: NormalizationConstants.optional(),
+  /**
+   * The class of the machine the run is scored on (core/machine-class.ts), recorded from when calibrations
+   * were kept per class; absent in older runs. A run a Slurm job drives has it from its first job's
+   * `job_started` (the summary's spec; the `run_created` event's has none).
+   */
+  machineClass: z.string().min(1).optional(),
+  /** Why the run has no normalization constants, with the command that makes them (one line). */
+  normalizationMissing: z.string().min(1).optional(),
   batchId: z.string().optional(),
   config: RunConfig.default({}),
   provenance: Provenance.optional(),
@@ -166,7 +178,11 @@ export const RunEvent = z.discriminatedUnion("type", [
     /** The sbatch options it was submitted with. */
     request: z.array(z.string()),
   }),
-  /** The run's job started on a node, with this allocation (GPUs by index on that node, CPUs, memory). */
+  /**
+   * The run's job started on a node, with this allocation (GPUs by index on that node, CPUs, memory), and
+   * the node's machine class; for a variant calibrated per class, the constants the run gets from that
+   * class's entry, or why it gets none (the summary's spec takes them: core/run-summary.ts).
+   */
   z.object({
     type: z.literal("job_started"),
     ...at,
@@ -177,6 +193,9 @@ export const RunEvent = z.discriminatedUnion("type", [
       cpus: z.number().int().positive().nullable(),
       memoryMb: z.number().int().positive().nullable(),
     }),
+    machineClass: z.string().min(1).optional(),
+    normalization: NormalizationConstants.optional(),
+    normalizationMissing: z.string().min(1).optional(),
   }),
   /** `rebench runs cancel` asked the run's job to stop for good (its sandbox is removed, the run fails). */
   z.object({ type: z.literal("cancel_requested"), ...at, by: z.string() }),

@@ -1,8 +1,7 @@
 /**
  * @module
- * The machine a measurement was taken on, as `rebench calibrate` records it, and whether two machines are
- * the same for timing purposes: the same GPU model where the measurement used a GPU, else the same CPU
- * model and core count. Timing scores from different machines are not comparable.
+ * The machine a measurement was taken on, as `rebench calibrate` records it. Which machines one
+ * measurement describes is its class (machine-class.ts).
  */
 import { z } from "zod";
 
@@ -28,23 +27,4 @@ export type MachineInfo = z.infer<typeof MachineInfo>;
 export function describeMachine(machine: MachineInfo): string {
   const gpu = machine.gpu === null ? "no GPU" : `${machine.gpuCount > 1 ? `${machine.gpuCount} × ` : ""}${machine.gpu}`;
   return `${machine.cpuModel} · ${machine.cores} cores · ${machine.memoryGb} GB · ${gpu}`;
-}
-
-/**
- * Why `current` does not count as the machine `recorded` was measured on, or undefined when it does: a
- * recording with a GPU compares GPU models; one without compares CPU model and core count.
- */
-export function machineDifference(recorded: MachineInfo, current: MachineInfo): string | undefined {
-  if (recorded.gpu !== null) {
-    return sameName(recorded.gpu, current.gpu) ? undefined : `GPU ${current.gpu ?? "none"} here, ${recorded.gpu} there`;
-  }
-  const differences = [
-    sameName(recorded.cpuModel, current.cpuModel) ? undefined : `CPU ${current.cpuModel} here, ${recorded.cpuModel} there`,
-    recorded.cores === current.cores ? undefined : `${current.cores} cores here, ${recorded.cores} there`,
-  ].filter((d): d is string => d !== undefined);
-  return differences.length === 0 ? undefined : differences.join("; ");
-}
-
-function sameName(a: string, b: string | null): boolean {
-  return b !== null && a.trim().replace(/\s+/g, " ").toLowerCase() === b.trim().replace(/\s+/g, " ").toLowerCase();
 }

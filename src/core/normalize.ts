@@ -14,6 +14,17 @@ export const NormalizationConstants = z
     /** Where the constants come from. */
     source: z.enum(["paper", "calibration", "shipped"]),
     note: z.string().optional(),
+    /**
+     * The calibration.json entry the constants are (source `calibration`): its machine class, when it was
+     * measured and how many runs of each solution. Absent in runs created before machine classes.
+     */
+    entry: z
+      .object({
+        machineClass: z.string().min(1),
+        date: z.string().datetime({ offset: true }),
+        runs: z.number().int().min(1),
+      })
+      .optional(),
   })
   .refine((c) => c.start !== c.reference, { message: "start and reference raw scores must differ" });
 export type NormalizationConstants = z.infer<typeof NormalizationConstants>;

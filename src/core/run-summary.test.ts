@@ -110,4 +110,36 @@ describe("summarize() and pauses", () => {
     expect(fold(base).state).toBe("paused");
     expect(fold([...base, { type: "pause_ended", ts: ts(3), reason: "scoring" }]).state).toBe("running");
   });
+
+  test("a Slurm job's node gives the spec its machine class and, where its job recorded them, the constants of that class (or why none)", () => {
+    const pending = { ...spec, config: { executor: "slurm" as const }, normalizationMissing: "known only when the job starts" };
+    const constants = { start: 2, reference: 1, source: "calibration" as const, entry: { machineClass: "AMD EPYC, 2 cores", date: ts(0), runs: 3 } };
+    const allocation = { gpus: [], cpus: 2, memoryMb: 1024 };
+    const created: RunEvent = { type: "run_created", ts: ts(0), spec: pending };
+    const submitted: RunEvent = { type: "job_submitted", ts: ts(1), executor: "slurm", jobId: "7", request: [] };
+    const started: RunEvent = {
+      type: "job_started",
+      ts: ts(2),
+      jobId: "7",
+      node: "n1",
+      allocation,
+      machineClass: "AMD EPYC, 2 cores",
+      normalization: constants,
+    };
+    const normalized = fold([created, submitted, started]);
+    expect(normalized.spec).toEqual({ ...spec, config: { executor: "slurm" }, machineClass: "AMD EPYC, 2 cores", normalization: constants });
+    expect(normalized.job).toMatchObject({ id: "7", node: "n1" });
+    // Resumed on a node of another class: no constants, the reason, and the first node's class kept.
+    const elsewhere: RunEvent = { ...started, ts: ts(3), machineClass: "Intel Xeon, 2 cores", normalization: undefined, normalizationMissing: "two classes" };
+    const mixed = fold([created, submitted, started, elsewhere]);
+    expect(mixed.spec).toMatchObject({ machineClass: "AMD EPYC, 2 cores", normalizationMissing: "two classes" });
+    expect(mixed.spec.normalization).toBeUndefined();
+    // A variant whose constants hold everywhere: its job records only the node's class.
+    const paper = { ...spec, variant: "paper" as const, normalization: { start: 2, reference: 1, source: "paper" as const } };
+    const placed = fold([
+      { type: "run_created", ts: ts(0), spec: paper },
+      { type: "job_started", ts: ts(1), jobId: "7", node: "n1", allocation, machineClass: "NVIDIA H100" },
+    ]);
+    expect(placed.spec).toEqual({ ...paper, machineClass: "NVIDIA H100" });
+  });
 });

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { replacesAggregate } from "./aggregate.js";
 import { contentionOf } from "./contention.js";
 import { InvalidInputError } from "./errors.js";
-import type { StoredEvent } from "./events.js";
+import type { RunEventOf, StoredEvent } from "./events.js";
 import { RunSpec } from "./events.js";
 import { RunId } from "./ids.js";
 import { normalize } from "./normalize.js";
@@ -140,6 +140,7 @@ export function summarize(summary: RunSummary | undefined, stored: StoredEvent):
       break;
     case "job_started":
       if (next.job?.id === event.jobId) next.job = { ...next.job, node: event.node, startedAt: event.ts };
+      next.spec = onNode(next.spec, event);
       break;
     case "observation":
     case "submitted":
@@ -155,6 +156,22 @@ export function summarize(summary: RunSummary | undefined, stored: StoredEvent):
   return next;
 }
 
+/**
+ * The spec as the job's node leaves it: the first node's machine class, and for a variant calibrated per
+ * class the constants (or the reason for none) the node's job recorded, in place of those of the creation.
+ */
+function onNode(spec: RunSpec, event: RunEventOf<"job_started">): RunSpec {
+  const machineClass = spec.machineClass ?? event.machineClass;
+  const placed = machineClass === undefined ? spec : { ...spec, machineClass };
+  if (event.normalization === undefined && event.normalizationMissing === undefined) return placed;
+  const { normalization: _constants, normalizationMissing: _missing, ...rest } = placed;
+  return {
+    ...rest,
+    ...(event.normalization ? { normalization: event.normalization } : {}),
+    ...(event.normalizationMissing ? { normalizationMissing: event.normalizationMissing } : {}),
+  };
+}
+
 /** The split so far plus an event's; unknown (null) from the first priced generation that gave none. */
 function addCost(split: CostByKind | null, event: { costUsd: number; costByKind?: CostByKind | undefined }): CostByKind | null {
   if (split === null) return null;
@@ -166,6 +183,18 @@ function addCost(split: CostByKind | null, event: { costUsd: number; costByKind?
     cacheWrite: split.cacheWrite + c.cacheWrite,
     output: split.output + c.output,
   };
+}
+
+/**
+ * Why a run has no normalized score, one line with the command that makes one; undefined when it has
+ * constants. Runs created before machine classes did not record a reason.
+ */
+export function normalizationMissing(spec: RunSpec): string | undefined {
+  if (spec.normalization !== undefined) return undefined;
+  return (
+    spec.normalizationMissing ??
+    `${spec.environment}/${spec.variant} had no normalization constants when the run was created: run \`rebench calibrate ${spec.environment} --variant ${spec.variant} --write\``
+  );
 }
 
 /** The normalized value of a raw score under a run's constants, or null when it has none. */

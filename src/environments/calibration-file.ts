@@ -1,13 +1,24 @@
 /**
  * @module
  * `calibration.json` beside an environment's `family.ts`: read synchronously when the family is defined
- * (its `mini` and `gpu` numbers become the normalization constants), written by `rebench calibrate --write`.
- * A malformed file fails loudly with its path, never silently falls back to other constants.
+ * (its `mini` and `gpu` entries, one per machine class, become the normalization constants of runs on
+ * machines of that class), written by `rebench calibrate --write` one entry at a time. A malformed file, or
+ * one of the form before machine classes, fails loudly with its path, never silently falls back to other
+ * constants.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { rename, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { CalibrationFile, InvalidInputError, parseWith, VARIANTS, type Variant, type VariantCalibration } from "../core/index.js";
+import {
+  CALIBRATION_MIGRATION,
+  CalibrationFile,
+  InvalidInputError,
+  isSingleEntryCalibrationFile,
+  parseWith,
+  VARIANTS,
+  type Variant,
+  type VariantCalibration,
+} from "../core/index.js";
 
 export const CALIBRATION_FILE = "calibration.json";
 
@@ -27,15 +38,42 @@ export function readCalibrationFile(dir: string): CalibrationFile | undefined {
       hint: "fix or delete it, then run `rebench calibrate NAME --variant V --write` again",
     });
   }
+  if (isSingleEntryCalibrationFile(value)) {
+    throw new InvalidInputError(
+      `${file} has one calibration per variant, the form before machine classes: convert it, every number kept, with \`${CALIBRATION_MIGRATION} ${file}\``,
+    );
+  }
   return parseWith(CalibrationFile, value, file);
 }
 
-/** Record `calibration` under `variant` in the environment's calibration file, keeping the other variants. */
-export async function writeVariantCalibration(dir: string, variant: Variant, calibration: VariantCalibration, canary: string): Promise<string> {
-  const file = calibrationPath(dir);
-  const merged: CalibrationFile = { ...readCalibrationFile(dir), canary, [variant]: calibration };
-  const ordered: Record<string, unknown> = { canary: merged.canary };
-  for (const v of VARIANTS) if (merged[v]) ordered[v] = merged[v];
+/**
+ * Record `calibration` as the entry of `machineClass` under `variant` in the environment's calibration file,
+ * replacing that class's entry only and keeping the other classes and variants.
+ */
+export async function writeVariantCalibration(
+  dir: string,
+  variant: Variant,
+  machineClass: string,
+  calibration: VariantCalibration,
+  canary: string,
+): Promise<string> {
+  const current = readCalibrationFile(dir) ?? {};
+  const merged: CalibrationFile = { ...current, canary, [variant]: { ...current[variant], [machineClass]: calibration } };
+  return writeCalibrationFile(calibrationPath(dir), merged);
+}
+
+/** Write a calibration file atomically: the canary, then the variants in order, each with its classes sorted. */
+export async function writeCalibrationFile(file: string, calibrations: CalibrationFile): Promise<string> {
+  const ordered: Record<string, unknown> = { canary: calibrations.canary };
+  for (const v of VARIANTS) {
+    const classes = calibrations[v];
+    if (classes)
+      ordered[v] = Object.fromEntries(
+        Object.keys(classes)
+          .sort()
+          .map((key) => [key, classes[key]]),
+      );
+  }
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(ordered, null, 2)}\n`);
   await rename(temporary, file);

@@ -6,9 +6,10 @@
  *
  * Files beside `family.ts` that the general commands read (an environment adds data files, no code):
  * - `calibration.json` (`CalibrationFile`, src/core/calibration.ts): written by `rebench calibrate NAME
- *   --variant V --write`: `{"canary": GUID, "<variant>": {machine, date, runs, start: {mean, std, n, values},
- *   reference: {...}, gapOverStd, note?}}`. `defineEnvironment` reads it; the means become the `mini` and
- *   `gpu` normalization constants (source `calibration`), `paper` keeps the paper's.
+ *   --variant V --write`: `{"canary": GUID, "<variant>": {"<machine class>": {machine, date, runs, start: {mean,
+ *   std, n, values}, reference: {...}, gapOverStd, note?}}}`. `defineEnvironment` reads it; the means of a
+ *   class's entry become the `mini` and `gpu` normalization constants (source `calibration`) of runs on
+ *   machines of that class, `paper` keeps the paper's.
  * - `exploits/*.json` (`ExploitFile`, src/core/exploit.ts), one observed hack each, run by `rebench exploits
  *   NAME --variant V`: `{"comment": which hack and where it was seen, "source"?: link, "variants"?: [...],
  *   "task"?: "main", "steps": [tool calls as in `reference.actions`, no submit, plus {"tool": "upload",
@@ -17,7 +18,7 @@
  *   "user"?: "root" | "grader", "timeoutSeconds"?: 60, "description"?: TEXT}]}`. The run replays the steps,
  *   runs the checks in its sandbox, then submits. Other files in `exploits/` are the exploits' support files.
  */
-import type { EnvironmentId, Manifest, NormalizationConstants, TaskId, Variant, VariantCalibration } from "../core/index.js";
+import type { ClassKind, EnvironmentId, Manifest, NormalizationConstants, TaskId, Variant, VariantCalibration } from "../core/index.js";
 
 /**
  * What an implemented variant provides. Paths are relative to the environment's folder.
@@ -131,10 +132,16 @@ export interface VariantDefinition {
   /** One line on the scale: hardware, data and model sizes. */
   scale: string;
   manifest: Manifest;
-  /** Start and reference raw scores; undefined until the variant is calibrated. */
+  /**
+   * Start and reference raw scores that hold on every machine: the paper's (`paper`), or constants the
+   * family declares, used only while calibration.json has no entry for the variant. Runs take theirs from
+   * `normalizationOn` (normalization-on.ts).
+   */
   normalization: NormalizationConstants | undefined;
-  /** What `calibration.json` records for the variant (`rebench calibrate --write`): machine, runs, means, deviations. */
-  calibration?: VariantCalibration;
+  /** What `calibration.json` records for the variant (`rebench calibrate --write`), by machine class: machine, runs, means, deviations. */
+  calibrations: Readonly<Record<string, VariantCalibration>>;
+  /** Whether the variant's machine class is its GPU's (the manifest asks for a GPU) or its CPU's. */
+  classKind: ClassKind;
   availability: Availability;
 }
 

@@ -4,14 +4,17 @@
  * every variant, and per variant its resources, scale, constants and implementation. The manifest is
  * validated here, so a malformed declaration fails with a readable message when the registry loads.
  * A `calibration.json` beside the family file (`rebench calibrate --write`) supplies the `mini` and `gpu`
- * normalization constants (source `calibration`); `paper` keeps the paper's constants.
+ * normalization constants (source `calibration`), one entry per machine class; each entry's key must be the
+ * class of the machine it names. `paper` keeps the paper's constants on every machine.
  */
 import {
   type Aggregation,
-  calibrationConstants,
+  type ClassCalibrations,
   type Direction,
   type EnvironmentId,
+  InvalidInputError,
   Manifest,
+  machineClass,
   type NormalizationConstants,
   NormalizationConstants as NormalizationSchema,
   parseWith,
@@ -82,16 +85,26 @@ export function defineEnvironment(decl: EnvironmentDeclaration): EnvironmentFami
         },
         `the manifest of ${where}`,
       );
-      const calibration = calibrations?.[variant];
-      const declared = calibration && variant !== "paper" ? calibrationConstants(calibration) : v.normalization;
-      const normalization = declared === undefined ? undefined : parseWith(NormalizationSchema, declared, `the normalization constants of ${where}`);
+      const classKind = manifest.resources.gpu ? "gpu" : "cpu";
+      const classes: ClassCalibrations = calibrations?.[variant] ?? {};
+      for (const [key, entry] of Object.entries(classes)) {
+        const named = machineClass(entry.machine, classKind);
+        if (named !== key) {
+          throw new InvalidInputError(
+            `${dir}/calibration.json: the ${variant} entry "${key}" was measured on a machine of class "${named ?? "none (no GPU)"}"`,
+            { hint: `an entry's key is the ${classKind === "gpu" ? "GPU model" : "CPU family and cores"} of its machine (docs/runs.md, "Machine classes")` },
+          );
+        }
+      }
+      const normalization =
+        v.normalization === undefined ? undefined : parseWith(NormalizationSchema, v.normalization, `the normalization constants of ${where}`);
       const availability: Availability = v.implementation
         ? { status: "available", implementation: v.implementation }
         : {
             status: "unavailable",
             reason: v.unavailableReason ?? `${decl.name}/${variant} is not implemented in this version of rebench`,
           };
-      return [variant, { variant, scale: v.scale, manifest, normalization, availability, ...(calibration ? { calibration } : {}) }];
+      return [variant, { variant, scale: v.scale, manifest, normalization, calibrations: classes, classKind, availability }];
     }),
   ) as Record<Variant, VariantDefinition>;
   return {

@@ -66,7 +66,7 @@ export async function runBatch(batch: BatchSpec, options: BatchOptions): Promise
       });
     }
   }
-  const spec = newRunSpec({
+  const spec = await newRunSpec({
     environment: batch.environment,
     variant: batch.variant,
     task: batch.task,

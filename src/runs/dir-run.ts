@@ -64,7 +64,7 @@ export async function startDirRun(options: StartDirOptions): Promise<{ run: RunS
   if (existsSync(dir) && (await readdir(dir)).length > 0) {
     throw new ConflictError(`${dir} is not empty`, { hint: "pass a new or empty directory with --dir" });
   }
-  const spec = newRunSpec({
+  const spec = await newRunSpec({
     environment: options.environment,
     variant: options.variant,
     task: options.task,

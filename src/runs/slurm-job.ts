@@ -3,12 +3,15 @@
  * The Slurm executor, job side: `rebench runs drive ID` in a run's job drives the run on the node it was
  * given, as an orchestrator would, with the local sandbox held to the job's allocation: the job's GPUs
  * (no host-wide leases: the scheduler gave them to this job alone), its CPUs as a quota, at most its
- * memory. A job that is not the run's latest (the run was submitted again meanwhile) leaves the run alone.
+ * memory. Its `job_started` event records the node's machine class and, for a variant calibrated per class,
+ * the constants of that class's calibration entry, which normalize the run's scores. A job that is not the run's latest (the run was submitted again meanwhile) leaves the run alone.
  * When the job is stopped (SIGTERM from `scancel`, preemption, the node going down), the run is left as
  * the log has it, to be continued by `rebench runs resume`; only a stop that `rebench runs cancel` asked
  * for removes the run's sandbox.
  */
-import { ConflictError, InvalidInputError, isTerminal, type RunSummary } from "../core/index.js";
+import { ConflictError, InvalidInputError, isTerminal, probeMachine, type RunSummary } from "../core/index.js";
+import { nodeNormalization } from "../environments/normalization-on.js";
+import { getVariant } from "../environments/registry.js";
 import type { SlurmAllocation } from "../slurm/index.js";
 import type { RunStore } from "../store/store.js";
 import { type DriveOptions, driveRun } from "./drive-run.js";
@@ -32,6 +35,8 @@ export async function driveInSlurmJob(runId: string, allocation: SlurmAllocation
     jobId: allocation.jobId,
     node: allocation.node,
     allocation: { gpus: allocation.gpus, cpus: allocation.cpus, memoryMb: allocation.memoryMb },
+    // The node's class, known only now: for a variant calibrated per class, the run's constants are its entry's.
+    ...nodeNormalization(run.spec, getVariant(run.spec.environment, run.spec.variant), await probeMachine()),
   });
   return driveRun(runId, {
     ...options,

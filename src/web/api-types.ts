@@ -111,7 +111,15 @@ export interface RunDetail {
   row: RunRow;
   aggregation: string;
   direction: string;
-  normalization: { start: number; reference: number; source?: string } | null;
+  /**
+   * The constants the run's scores are normalized with; `by` says which in words (the calibration.json
+   * entry: "AMD EPYC, 2 cores, 2026-11-29, N=5", or "paper", "shipped", "calibration" for older runs).
+   */
+  normalization: { start: number; reference: number; source?: string; by?: string } | null;
+  /** Why the run has no normalized score, with the command that makes one; null when it has constants. */
+  normalizationMissing?: string | null;
+  /** The class of the machine the run was scored on (calibration per machine class); null where not recorded. */
+  machineClass?: string | null;
   timeLimitSeconds: number | null;
   startedAt: string | null;
   finishedAt: string | null;

@@ -8,6 +8,7 @@
 import type { AnalysisRun } from "../analysis/analysis-run.js";
 import { analysisRunFromStore } from "../analysis/analysis-run-from-store.js";
 import { buildReport } from "../analysis/build-report.js";
+import { normalizedByNotes } from "../analysis/normalized-by-notes.js";
 import { parseBudgets } from "../analysis/parse-budgets.js";
 import { figureSvg } from "../analysis/render/figure-svg.js";
 import { reportFigures } from "../analysis/render/report-figures.js";
@@ -66,7 +67,14 @@ export async function comparison(store: RunStore, filters: ComparisonFilters, op
   if (!Number.isInteger(bootstrap) || bootstrap < 0) throw new InvalidInputError(`bootstrap must be an integer >= 0, got ${bootstrap}`);
   const report = buildReport(runs, { budgets, bootstrap, seed: 0 });
   const figures = reportFigures(report).map((figure) => ({ name: figure.name, title: figure.title, svg: figureSvg(figure) }));
-  return { source: store.location, runs: runs.length, notes, tables: reportTables(report), figures, filters: filtersView };
+  return {
+    source: store.location,
+    runs: runs.length,
+    notes: [...notes, ...normalizedByNotes(runs)],
+    tables: reportTables(report),
+    figures,
+    filters: filtersView,
+  };
 }
 
 /** The runs' own per-run limits (one run is then one allocation, as `rebench main` reports) and 2h, 8h, 32h. */

@@ -5,7 +5,7 @@
  * budget, the score log, pauses with their reasons, AIDE's tree and whether a terminal recording exists.
  */
 import { existsSync } from "node:fs";
-import type { RunSummary, StoredEvent } from "../core/index.js";
+import { normalizationLabel, normalizationMissing, type RunSummary, type StoredEvent } from "../core/index.js";
 import type { RunStore } from "../store/index.js";
 import type { AideNodeView, BudgetRow, PauseRow, RunDetail, RunRow, ScoreLogRow } from "./api-types.js";
 import { publicEntry, publicSummary, scoresHidden, withheldNotes } from "./publish.js";
@@ -53,7 +53,16 @@ export async function runDetail(store: RunStore, id: string, options: ViewOption
     row: runRow(summary, options),
     aggregation: spec.aggregation,
     direction: spec.direction,
-    normalization: spec.normalization ? { start: spec.normalization.start, reference: spec.normalization.reference, source: spec.normalization.source } : null,
+    normalization: spec.normalization
+      ? {
+          start: spec.normalization.start,
+          reference: spec.normalization.reference,
+          source: spec.normalization.source,
+          by: normalizationLabel(spec.normalization),
+        }
+      : null,
+    normalizationMissing: normalizationMissing(spec) ?? null,
+    machineClass: spec.machineClass ?? null,
     timeLimitSeconds: spec.timeLimitSeconds ?? spec.limits.workingSeconds ?? null,
     startedAt: summary.startedAt,
     finishedAt: summary.finishedAt,

@@ -145,6 +145,7 @@ function describe(event: RunEvent): { kind: ItemKind; title: string; badges: str
         `GPUs ${gpus.length > 0 ? gpus.join(",") : "none"}`,
         ...(cpus !== null ? [`${cpus} CPUs`] : []),
         ...(memoryMb !== null ? [`${memoryMb} MB`] : []),
+        ...(event.machineClass ? [`class ${event.machineClass}`] : []),
       ];
       return { kind: "state", title: `Slurm job ${event.jobId} started on ${event.node}`, badges, parts: [] };
     }

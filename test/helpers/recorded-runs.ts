@@ -4,7 +4,7 @@
  * three environments, finished and not, one without normalization constants; `record` writes one through
  * the RunStore interface as a run would.
  */
-import { type Aggregation, aggregateScoreLog, type Direction, type ScoreOutcome } from "../../src/core/index.js";
+import { type Aggregation, aggregateScoreLog, type Direction, type NormalizationConstants, type ScoreOutcome } from "../../src/core/index.js";
 import type { RunStore } from "../../src/store/index.js";
 
 export interface Recorded {
@@ -25,6 +25,15 @@ const SCORING: Record<Recorded["environment"], { direction: Direction; aggregati
   scaling_law: { direction: "max", aggregation: "last", start: 0.2, reference: 0.8 },
 };
 
+/** The calibration.json entry fix_embedding's recorded runs are normalized with. */
+export const FIX_EMBEDDING_ENTRY = { machineClass: "AMD EPYC, 2 cores", date: "2026-12-01T17:44:35.892Z", runs: 3 };
+
+/** The constants a recorded run of `environment` gets: shipped ones, or fix_embedding's calibration entry. */
+export function constantsOf(environment: Recorded["environment"]): NormalizationConstants {
+  const { start, reference } = SCORING[environment];
+  return environment === "fix_embedding" ? { start, reference, source: "calibration", entry: FIX_EMBEDDING_ENTRY } : { start, reference, source: "shipped" };
+}
+
 export async function record(store: RunStore, r: Recorded): Promise<void> {
   const scoring = SCORING[r.environment];
   const run = await store.createRun({
@@ -36,7 +45,9 @@ export async function record(store: RunStore, r: Recorded): Promise<void> {
     timeLimitSeconds: r.limit,
     direction: scoring.direction,
     aggregation: scoring.aggregation,
-    ...(r.constants === false ? {} : { normalization: { start: scoring.start, reference: scoring.reference, source: "shipped" as const } }),
+    ...(r.constants === false ? {} : { normalization: constantsOf(r.environment) }),
+    // fix_embedding's runs are normalized as today's are: by the calibration entry of their machine's class.
+    ...(r.environment === "fix_embedding" && r.constants !== false ? { machineClass: FIX_EMBEDDING_ENTRY.machineClass } : {}),
   });
   await store.append(run.id, { type: "state_changed", to: "running" });
   const outcomes = r.log.map(([, raw]): ScoreOutcome => (raw === null ? { kind: "invalid", reason: "wrong" } : { kind: "scored", value: raw }));

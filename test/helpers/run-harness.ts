@@ -34,7 +34,7 @@ export function runHarness(root: string) {
     store,
     backend,
     async start(options: HarnessOptions = {}) {
-      const spec = newRunSpec({
+      const spec = await newRunSpec({
         environment: options.environment ?? "test_echo",
         variant: "mini",
         task: options.task ?? "main",

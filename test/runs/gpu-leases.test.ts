@@ -75,7 +75,7 @@ const spy = new GpuSpyBackend();
 backends.register({ name: spy.name, terminals: false, create: () => spy }, { replace: true });
 
 async function createRun(environment: string, actions = reference, sandbox = spy.name) {
-  const spec = newRunSpec({
+  const spec = await newRunSpec({
     environment: "test_echo",
     variant: "mini",
     task: "main",

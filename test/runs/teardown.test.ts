@@ -55,7 +55,7 @@ describe("a run's teardown", { timeout: 180_000 }, () => {
   );
 
   test.skipIf(!realSandbox)("a run whose agent fails after leaving such a tree ends failed with the agent's error; nothing of its sandbox stays", async () => {
-    const spec = newRunSpec({
+    const spec = await newRunSpec({
       environment: "test_echo",
       variant: "mini",
       task: "main",

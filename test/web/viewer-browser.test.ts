@@ -320,6 +320,49 @@ describe.skipIf(skip !== undefined)("rebench serve in a real browser (chromium)"
     });
   });
 
+  // After the static export, which counts the store's runs.
+  test("a run's page says which calibration entry normalized its score, or why it has none and the command that makes one", async () => {
+    const base = {
+      participant: { kind: "agent" as const, alias: "normalized-by", scaffold: "replay" },
+      environment: "test_echo",
+      variant: "mini" as const,
+      task: "main" as const,
+      limits: { workingSeconds: 1800 },
+      timeLimitSeconds: 1800,
+      direction: "min" as const,
+      aggregation: "min" as const,
+    };
+    const entry = { machineClass: "Intel Xeon, 2 cores", date: "2026-12-05T22:23:14.371Z", runs: 8 };
+    const reason =
+      "test_echo/mini has no calibration for AMD EPYC, 4 cores (only Intel Xeon, 2 cores): run `rebench calibrate test_echo --variant mini --write` on a machine of that class";
+    const calibrated = await store.createRun({
+      ...base,
+      machineClass: entry.machineClass,
+      normalization: { start: 2, reference: 1, source: "calibration", entry },
+    });
+    const missing = await store.createRun({ ...base, machineClass: "AMD EPYC, 4 cores", normalizationMissing: reason });
+    for (const [run, normalized] of [
+      [calibrated, 0.5],
+      [missing, null],
+    ] as const) {
+      await store.append(run.id, { type: "state_changed", to: "running" });
+      await store.append(run.id, { type: "run_finished", stopReason: "submitted", finalRaw: 1.5, normalized });
+    }
+    const field = (name: string) => page.locator("dt", { hasText: new RegExp(`^${name}$`) }).locator("xpath=following-sibling::dd[1]");
+    await open(`#/run/${calibrated.id}`);
+    expect(await field("normalized").textContent()).toBe("0.5");
+    expect(await field("normalized by").textContent()).toBe("the calibration of Intel Xeon, 2 cores, 2026-12-05, N=8: start 2 → reference 1");
+    expect(await field("machine class").textContent()).toBe("Intel Xeon, 2 cores");
+    await open(`#/run/${missing.id}`);
+    expect(await field("normalized").textContent()).toBe(`none: ${reason}`);
+    expect(await field("normalized by").textContent()).toBe("none");
+    expect(await field("machine class").textContent()).toBe("AMD EPYC, 4 cores");
+    // test_echo has no calibration.json: its runs keep the family's declared constants, and say so.
+    await open(`#/run/${runs.modular}`);
+    expect(await field("normalized by").textContent()).toMatch(/^shipped constants: start -?\d/);
+    expect(await field("machine class").textContent()).toMatch(/, \d+ cores?$/);
+  });
+
   test("no page raised an error in the browser", () => {
     expect(errors).toEqual([]);
   });

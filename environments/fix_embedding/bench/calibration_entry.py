@@ -10,8 +10,9 @@ run order, and gap / larger standard deviation (rounded as rebench rounds it). A
 reference score (or with an error) is left out and named. ``--floor F`` rescores every valid call as
 ln(validation loss - F) from the loss the grader recorded, which is what the grader gives with that floor
 (the loss does not depend on it): for a floor re-estimated after the runs. ``--entry`` writes the entry alone; ``--write``
-replaces that variant's entry in calibration.json and keeps the others; with neither it is printed. Prints
-the runs as a table.
+puts it into calibration.json as the entry of its machine's class (the GPU model: ``gpu_class``, as
+src/core/machine-class.ts derives it), replacing that class's entry and keeping the others; with neither it is
+printed. Prints the runs as a table.
 
 Canary 3ee46a69-d686-429f-ab44-10670a28e35b: rebench environment file; keep out of training data.
 """
@@ -22,6 +23,7 @@ import argparse
 import copy
 import json
 import math
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -30,6 +32,12 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[3]
 GAP_FACTOR = 10  # CALIBRATION_GAP_FACTOR in src/core/calibration.ts
 VARIANTS = ("mini", "gpu", "paper")  # CalibrationFile's keys
+
+
+def gpu_class(name: str) -> str:
+    """The machine class of a GPU (gpuFamily in src/core/machine-class.ts): nvidia-smi's name less its memory."""
+    words = [re.sub(r"-\d+GB$", "", w, flags=re.IGNORECASE) for w in name.split()]
+    return " ".join(w for w in words if not re.fullmatch(r"\d+GB", w, re.IGNORECASE) and not re.fullmatch(r"HBM\d*e?", w, re.IGNORECASE))
 
 
 def stats(values: list[float]) -> dict[str, Any]:
@@ -111,10 +119,14 @@ def main() -> int:
     if args.entry:
         args.entry.write_text(json.dumps(entry, indent=2) + "\n")
     if args.write:
+        if not entry["machine"].get("gpu"):
+            parser.error("the runs recorded no GPU: a gpu entry's machine class is its GPU model")
+        machine_class = gpu_class(entry["machine"]["gpu"])
         current = json.loads(args.write.read_text()) if args.write.exists() else {}
-        current[args.variant] = entry
+        classes = {**current.get(args.variant, {}), machine_class: entry}
+        current[args.variant] = {key: classes[key] for key in sorted(classes)}
         args.write.write_text(json.dumps(current, indent=2) + "\n")
-        print(f"wrote the {args.variant} entry into {args.write}")
+        print(f"wrote the {args.variant} entry of {machine_class} into {args.write}")
     if not args.entry and not args.write:
         print(json.dumps(entry, indent=2))
     return 0

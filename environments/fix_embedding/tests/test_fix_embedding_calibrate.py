@@ -49,7 +49,7 @@ def test_a_driver_run_sets_up_takes_the_starting_score_and_scores_the_replayed_r
 
 def test_the_entry_has_calibrate_s_shape_and_leaves_out_failed_runs(tmp_path):
     entry_module = load("fix_embedding_calibration_entry", BENCH / "calibration_entry.py")
-    machine = {"cpuModel": "x", "cores": 2, "memoryGb": 1.0, "gpu": "NVIDIA H200", "gpuCount": 4, "os": "Linux"}
+    machine = {"cpuModel": "x", "cores": 2, "memoryGb": 1.0, "gpu": "NVIDIA H100 80GB HBM3", "gpuCount": 4, "os": "Linux"}
     runs = [{"start": s, "reference": r, "ended": f"2026-11-29T20:0{i}:00.000+00:00", "machine": machine, "steps": [], "losses": []}
             for i, (s, r) in enumerate([(2.4, 0.4), (2.3, 0.5), (2.5, 0.45)])]
     runs.append({**runs[0], "error": "the reference command failed (exit 1)"})
@@ -58,21 +58,23 @@ def test_the_entry_has_calibrate_s_shape_and_leaves_out_failed_runs(tmp_path):
         files.append(tmp_path / f"run-{i}.json")
         files[-1].write_text(json.dumps(run))
     calibration = tmp_path / "calibration.json"
-    calibration.write_text(json.dumps({"canary": "c", "mini": {"kept": True}}))
+    calibration.write_text(json.dumps({"canary": "c", "mini": {"kept": True}, "gpu": {"NVIDIA H200": {"kept": True}}}))
     done = subprocess.run([sys.executable, str(BENCH / "calibration_entry.py"), *map(str, files), "--rebench-commit", "abc", "--note", "n",
                            "--write", str(calibration)], capture_output=True, text=True, timeout=60)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "left out" in done.stderr and "run-3.json" in done.stderr
     written = json.loads(calibration.read_text())
     assert written["mini"] == {"kept": True} and written["canary"] == "c"
-    gpu = written["gpu"]
+    assert list(written["gpu"]) == ["NVIDIA H100", "NVIDIA H200"] and written["gpu"]["NVIDIA H200"] == {"kept": True}  # one entry per class
+    gpu = written["gpu"]["NVIDIA H100"]
     assert gpu["runs"] == 3 and gpu["start"]["values"] == [2.4, 2.3, 2.5] and gpu["reference"]["n"] == 3
     assert gpu["start"]["mean"] == pytest.approx(2.4) and gpu["start"]["std"] == pytest.approx(0.1)
     assert gpu["gapOverStd"] == pytest.approx(1.95 / 0.1, abs=1e-4) and gpu["date"] == "2026-11-29T20:02:00.000+00:00"
-    assert gpu["machine"]["rebenchCommit"] == "abc" and gpu["machine"]["gpu"] == "NVIDIA H200" and gpu["note"] == "n"
+    assert gpu["machine"]["rebenchCommit"] == "abc" and gpu["machine"]["gpu"] == "NVIDIA H100 80GB HBM3" and gpu["note"] == "n"
     assert entry_module.entry_of(runs[:2], None, "")["gapOverStd"] is not None
     with pytest.raises(ValueError, match="at least 2"):
         entry_module.entry_of(runs[:1], None, "")
+    assert [entry_module.gpu_class(n) for n in ("NVIDIA H200", "NVIDIA A100-SXM4-80GB", "NVIDIA H100 PCIe")] == ["NVIDIA H200", "NVIDIA A100-SXM4", "NVIDIA H100 PCIe"]
 
 
 def test_a_new_floor_rescores_the_recorded_validation_losses_as_the_grader_would():

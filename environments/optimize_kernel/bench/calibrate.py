@@ -7,7 +7,8 @@ timed rounds of the variant's calls per round; score = ln ms of the median timed
 on a copy of the solution in a fresh folder, the agent's code in a plain subprocess (no sandbox).
 `rebench calibrate` does the same through the sandbox where Node runs; this script is for machines
 without it. `--entry` writes the numbers as a `calibration.json` variant entry (`VariantCalibration` in
-src/core/calibration.ts: machine, date, runs, start, reference, gapOverStd, note). `--overhead-runs K`
+src/core/calibration.ts: machine, date, runs, start, reference, gapOverStd, note), which goes into the file
+under the variant and its machine's class ("gpu": {"NVIDIA H200": ENTRY}; docs/runs.md, "Machine classes"). `--overhead-runs K`
 also scores the reference K times at n = 1024, where the kernel costs microseconds: the median time per
 call there is the protocol's overhead per call (go -> done -> challenge answered, over a round's calls).
 `--calls-per-round` overrides the variant's. Prints a table last.

@@ -6,7 +6,7 @@
  * METR's format has no column for, so an export reads back without loss.
  */
 import { z } from "zod";
-import { Provenance } from "../../core/index.js";
+import { NormalizationConstants, Provenance } from "../../core/index.js";
 
 const num = z.number().finite().nullable().optional();
 const str = z.string().nullable().optional();
@@ -36,6 +36,12 @@ export const MetrRunRecord = z.object({
   rebench_working_seconds: num,
   /** rebench: protected scoring calls the run made. */
   rebench_score_calls: num,
+  /**
+   * rebench: the constants `score` was normalized with (RunSpec.normalization; `entry` names the
+   * calibration.json entry: machine class, date, runs), and the class of the machine the run was scored on.
+   */
+  rebench_normalization: NormalizationConstants.nullish(),
+  rebench_machine_class: str,
   /** rebench: the run's provenance (RunSpec.provenance: version, commit, environment digest, event schema). */
   rebench_provenance: Provenance.nullish(),
   /** rebench: tokens by kind (reasoning is part of output) and dollars by kind, where the run recorded them. */

@@ -11,6 +11,7 @@
  * METR's files never loads zod and its messages still name every problem of a bad row.
  */
 import { InvalidInputError } from "../../core/errors.js";
+import { normalizationLabel } from "../../core/normalization-label.js";
 import { formatIssues } from "../../core/parse.js";
 import type { AnalysisRun } from "../analysis-run.js";
 import { METR_FAMILIES } from "./metr-families.js";
@@ -79,6 +80,8 @@ export function plainRecord(value: unknown): MetrRunRecord | undefined {
     isString(row.fatal_error_from) &&
     isString(row.human_source) &&
     isString(row.rebench_variant) &&
+    isString(row.rebench_machine_class) &&
+    (row.rebench_normalization === undefined || row.rebench_normalization === null) &&
     (row.rebench_provenance === undefined || row.rebench_provenance === null) &&
     (row.rebench_usage_by_kind === undefined || row.rebench_usage_by_kind === null);
   return ok ? (row as unknown as MetrRunRecord) : undefined;
@@ -159,6 +162,7 @@ export async function parseMetrRuns(text: string, options: ParseMetrRunsOptions 
       task,
       timeLimitSeconds,
       score: row.score ?? 0,
+      ...(row.rebench_normalization ? { normalizedBy: normalizationLabel(row.rebench_normalization) } : {}),
       curve: undefined,
       usage: {
         tokens: row.total_tokens ?? null,

@@ -3,7 +3,7 @@
  * A stored run written as one line of METR's run records, so rebench's runs can sit beside METR's
  * published ones and be read back by the same importer. `score_binarized` is 1 when the run reached the
  * reference solution (normalized score ≥ 1); fields rebench cannot know (human_minutes, task weights)
- * are null.
+ * are null. `rebench_normalization` says which constants (which calibration entry) made `score`.
  */
 import type { RunSummary } from "../../core/index.js";
 import type { AnalysisRun } from "../analysis-run.js";
@@ -39,6 +39,8 @@ export function toMetrRecord(run: AnalysisRun, summary: RunSummary): MetrRunReco
     rebench_variant: run.variant ?? null,
     rebench_working_seconds: run.usage.workingSeconds,
     rebench_score_calls: run.usage.scoreCalls,
+    rebench_normalization: summary.spec.normalization ?? null,
+    rebench_machine_class: summary.spec.machineClass ?? null,
     rebench_provenance: summary.spec.provenance ?? null,
     rebench_usage_by_kind: run.usage.byKind ?? null,
   };

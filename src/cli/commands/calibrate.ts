@@ -10,6 +10,7 @@ import {
   InvalidInputError,
   type MachineInfo,
   machineBusy,
+  machineClass,
   parseWith,
   probeMachine,
   ReportedFailureError,
@@ -26,7 +27,6 @@ import { calibrationPath, checkTask, getEnvironment, requireImplementation, writ
 import type { RunStore } from "../../store/index.js";
 import { resolveDbPath, storeDisplay } from "../../store/index.js";
 import { runAgentBatch } from "../agent-batch.js";
-import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { executorOptions, executorSettings } from "../executor-options.js";
 import { formatNumber } from "../format.js";
@@ -90,7 +90,10 @@ export function registerCalibrate(program: Command, io: Io): void {
         )
         .option("--task <task>", "main or hidden_score", "main")
         .option("--backend <name>", "sandbox backend", "local")
-        .option("--write", "record the numbers in environments/NAME/calibration.json: the variant's normalization constants from then on")
+        .option(
+          "--write",
+          "record the numbers in environments/NAME/calibration.json as the entry of this machine's class: the constants of the variant's runs on machines of that class",
+        )
         .option("--allow-busy", "calibrate a timing-sensitive variant although other work uses the machine (recorded in calibration.json's note)")
         .option(
           "--quiet-below <cpus>",
@@ -131,10 +134,20 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
   const family = getEnvironment(name);
   const task = checkTask(family, parseWith(TaskId, options.task, "--task"));
   requireImplementation(family.name, variant);
-  const warning = await warnIfCalibratedElsewhere(io, family.name, variant);
-  const timingSensitive = family.variants[variant].manifest.scoring.timingSensitive;
-  const busyBefore = timingSensitive ? await checkQuiet(io, `${family.name}/${variant}`, options.allowBusy === true, options.quietBelow) : undefined;
+  if (options.executor === "slurm" && options.write) {
+    // The runs would be scored on nodes whose machine class the runs do not record yet (docs/runs.md, "Machine classes").
+    throw new InvalidInputError("--write records the entry of the machine class the runs ran on, which a Slurm calibration does not know", {
+      hint: `run \`rebench calibrate ${family.name} --variant ${variant} --write\` on a node of the class instead`,
+    });
+  }
   const machine = await probeMachine();
+  const definition = family.variants[variant];
+  const machineClassHere = machineClass(machine, definition.classKind);
+  if (machineClassHere === undefined) {
+    throw new InvalidInputError(`${family.name}/${variant} is calibrated per GPU model and this machine has no GPU`, { hint: "calibrate it on a GPU machine" });
+  }
+  const timingSensitive = definition.manifest.scoring.timingSensitive;
+  const busyBefore = timingSensitive ? await checkQuiet(io, `${family.name}/${variant}`, options.allowBusy === true, options.quietBelow) : undefined;
   const db = resolveDbPath(options.db);
   const shown = storeDisplay(db);
   const progressIo: Io = options.json ? { ...io, out: io.err, interactive: false } : io;
@@ -155,7 +168,9 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
   const digest = environmentDigest(family.dir, requireImplementation(family.name, variant));
   let budget = options.maxNewRuns ?? Number.POSITIVE_INFINITY;
   const solutionRuns = async (store: RunStore, actions: "start" | "reference"): Promise<RunSummary[]> => {
-    const kept = options.resume ? await priorCalibrationRuns(store, { environment: family.name, variant, task, actions, digest }) : [];
+    const kept = options.resume
+      ? await priorCalibrationRuns(store, { environment: family.name, variant, task, actions, digest, machineClass: machineClassHere })
+      : [];
     const wanted = options.only !== undefined && options.only !== actions ? 0 : Math.min(options.runs - Math.min(kept.length, options.runs), budget);
     budget -= wanted;
     if (kept.length > 0) io.err(`rebench: ${Math.min(kept.length, options.runs)} finished ${actions} run(s) kept from ${db}\n`);
@@ -220,7 +235,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
   const refusedBusy = contendedCount > 0 && !options.allowBusy;
   const written =
     options.write && verdict.pass && !refusedBusy
-      ? await writeVariantCalibration(family.dir, variant, calibration, family.variants[variant].manifest.canary)
+      ? await writeVariantCalibration(family.dir, variant, machineClassHere, calibration, definition.manifest.canary)
       : null;
   const batches = { start: batchOf(startRuns), reference: batchOf(referenceRuns) };
   if (options.json) {
@@ -229,6 +244,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
       variant,
       task,
       direction,
+      machineClass: machineClassHere,
       ...calibration,
       gap: verdict.gap,
       largerStd: verdict.largerStd,
@@ -242,17 +258,16 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
       batches,
       runIds: { start: startRuns.map((r) => r.id), reference: referenceRuns.map((r) => r.id) },
       db: shown,
-      warning: warning ?? null,
     });
   } else {
-    io.out(report({ name: family.name, variant, task, direction, machine, start, reference, verdict }));
+    io.out(report({ name: family.name, variant, task, direction, machine, machineClass: machineClassHere, start, reference, verdict }));
     if (contendedCount > 0) {
       io.out(
         `contended: ${contendedCount} of ${startRuns.length + referenceRuns.length} runs were scored while other work used the machine ` +
           `(start: ${contended.start.join(", ") || "none"}; reference: ${contended.reference.join(", ") || "none"}); their timings are not comparable\n`,
       );
     }
-    if (written) io.out(`${constantsLine(variant, start, reference)} written to ${written} under "${variant}"\n`);
+    if (written) io.out(`${constantsLine(variant, start, reference)} written to ${written} under "${variant}" → "${machineClassHere}"\n`);
     else if (options.write && !verdict.pass) io.out(`nothing written to ${file}: the rule failed\n`);
     else if (options.write)
       io.out(`nothing written to ${file}: ${contendedCount} run(s) were scored under contention (calibrate on a quiet machine, or add --allow-busy)\n`);
@@ -304,6 +319,7 @@ interface ReportInput {
   task: TaskId;
   direction: "min" | "max";
   machine: MachineInfo;
+  machineClass: string;
   start: ScoreStats;
   reference: ScoreStats;
   verdict: CalibrationVerdict;
@@ -324,7 +340,8 @@ function report(r: ReportInput): string {
   const m = r.machine;
   return (
     `\nCalibration of ${r.name}/${r.variant} (task ${r.task}; raw score, ${r.direction === "min" ? "lower" : "higher"} is better)\n` +
-    `machine: ${describeMachine(m)}; ${m.os}; rebench ${m.rebenchVersion}${m.rebenchCommit ? ` (${m.rebenchCommit})` : ""}\n\n` +
+    `machine: ${describeMachine(m)}; ${m.os}; rebench ${m.rebenchVersion}${m.rebenchCommit ? ` (${m.rebenchCommit})` : ""}\n` +
+    `machine class: ${r.machineClass} (--write records the entry of this class only)\n\n` +
     table +
     `\n${ruleText(r.verdict, r.direction)}: ${r.verdict.pass ? "PASS" : "FAIL"}\n`
   );
@@ -347,11 +364,12 @@ function constantsLine(variant: Variant, start: ScoreStats, reference: ScoreStat
 
 /**
  * Finished, scored calibration runs of one solution already in the store, newest first: the same environment,
- * variant and task, replayed with the same actions, on the same environment files (provenance digest).
+ * variant and task, replayed with the same actions, on the same environment files (provenance digest), on a
+ * machine of the same class.
  */
 async function priorCalibrationRuns(
   store: RunStore,
-  want: { environment: string; variant: Variant; task: TaskId; actions: "start" | "reference"; digest: string },
+  want: { environment: string; variant: Variant; task: TaskId; actions: "start" | "reference"; digest: string; machineClass: string },
 ): Promise<RunSummary[]> {
   const runs = await store.listRuns({ environment: want.environment, variant: want.variant, states: ["finished"] });
   return runs.filter(
@@ -361,7 +379,8 @@ async function priorCalibrationRuns(
       r.spec.participant.kind === "agent" &&
       r.spec.participant.scaffold === "replay" &&
       r.spec.config.actions === want.actions &&
-      r.spec.provenance?.environmentDigest === want.digest,
+      r.spec.provenance?.environmentDigest === want.digest &&
+      r.spec.machineClass === want.machineClass,
   );
 }
 

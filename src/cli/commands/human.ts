@@ -64,7 +64,7 @@ export function registerHuman(program: Command, io: Io): void {
     const variant = parseWith(Variant, options.variant, "--variant");
     const task = parseWith(TaskId, options.task, "--task");
     const timeLimitSeconds = parseDuration(options.timeLimit, "--time-limit");
-    const spec = newRunSpec({
+    const spec = await newRunSpec({
       environment: name,
       variant,
       task,

@@ -18,11 +18,11 @@ import { requireImplementation } from "../../environments/registry.js";
 import { resolveDbPath, storeDisplay, storeSideDir } from "../../store/index.js";
 import { runAgentBatch } from "../agent-batch.js";
 import { MODEL_SCAFFOLD_NAMES } from "../builtins.js";
-import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { parseDuration } from "../duration.js";
 import { executorOptions, executorSettings } from "../executor-options.js";
 import type { Io } from "../io.js";
+import { noteUnnormalized } from "../normalization-notice.js";
 import { positiveInteger, positiveNumber } from "../number-options.js";
 import { withStore } from "../store-option.js";
 import { formatTable } from "../table.js";
@@ -95,7 +95,8 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
     await buildNeededAssets(chosen, io);
     for (const [i, family] of chosen.entries()) {
       io.out(`\n[${i + 1}/${chosen.length}] ${family.name}/mini: ${family.title}\n`);
-      await warnIfCalibratedElsewhere(io, family.name, "mini");
+      // A Slurm job's node has its own class, which the job records (docs/runs.md, "Machine classes").
+      if (executor?.executor !== "slurm") await noteUnnormalized(io, family.name, "mini");
       const common = {
         environment: family.name,
         variant: "mini" as const,
@@ -118,8 +119,8 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
   const out = path.resolve(options.reportDir ?? path.join(storeSideDir(db), "report"));
   io.out(`\nReport of the store ${shown} (\`rebench report --db ${shown}\`)\n`);
   const budget = options.timeLimit.match(/^\d+(\.\d+)?$/) ? `${timeLimitSeconds}s` : options.timeLimit;
-  await runReport({ db, format: "metr", budgets: budget, bootstrap: "1000", seed: "0", out }, io);
-  io.out(`\nHTML report: ${path.join(out, "report.html")}\n`);
+  const reported = await runReport({ db, format: "metr", budgets: budget, bootstrap: "1000", seed: "0", out, emptyOk: true }, io);
+  if (reported) io.out(`\nHTML report: ${path.join(out, "report.html")}\n`);
   const failed = runs.filter((r) => r.state === "failed");
   if (failed.length > 0) {
     throw new RunsFailedError(`${failed.length} of ${runs.length} run(s) of the main job failed: ${failed[0]!.error ?? "unknown error"}`, {

@@ -26,6 +26,8 @@ export interface ReportOptions {
   seed: string;
   json?: boolean;
   out?: string;
+  /** With no run to compare, print why (each left-out reason) and return false instead of failing (`rebench main`). */
+  emptyOk?: boolean;
 }
 
 function integer(value: string, flag: string, min: number): number {
@@ -51,11 +53,13 @@ export function registerReport(program: Command, io: Io): void {
         "\nExample:\n  rebench report --runs-file runs.jsonl --format metr --budgets 2h,8h,32h --out report/\n" +
           "  rebench report --db runs.db --budgets 8h --json",
       ),
-  ).action((options: ReportOptions) => runReport(options, io));
+  ).action(async (options: ReportOptions) => {
+    await runReport(options, io);
+  });
 }
 
-/** What `rebench report` does (also the last step of `rebench main`). */
-export async function runReport(options: ReportOptions, io: Io): Promise<void> {
+/** What `rebench report` does (also the last step of `rebench main`); false when there was nothing to compare (with `emptyOk`). */
+export async function runReport(options: ReportOptions, io: Io): Promise<boolean> {
   const budgets = parseBudgets(options.budgets);
   const bootstrap = integer(options.bootstrap, "--bootstrap", 0);
   const seed = integer(options.seed, "--seed", 0);
@@ -63,6 +67,10 @@ export async function runReport(options: ReportOptions, io: Io): Promise<void> {
     throw new InvalidInputError("give --runs-file or --db, not both", { hint: "a report reads one source of runs" });
   }
   const loaded: LoadedRuns = options.runsFile ? await loadRunsFile(options.runsFile, options.format) : await withStore(options.db, loadStoreRuns);
+  if (loaded.runs.length === 0 && options.emptyOk) {
+    io.out(`no runs to compare in ${loaded.source}, so no report\n${loaded.notes.map((note) => `${note}\n`).join("")}`);
+    return false;
+  }
   if (loaded.runs.length === 0) {
     throw new InvalidInputError(`no runs to compare in ${loaded.source}`, {
       hint: [...loaded.notes, "record runs first, or pass a METR-format file with --runs-file FILE"].join("; "),
@@ -76,7 +84,10 @@ export async function runReport(options: ReportOptions, io: Io): Promise<void> {
     if (options.json) io.err(message);
     else io.out(message);
   }
-  if (options.json) return printJson(io, jsonOf(report, loaded, notes));
+  if (options.json) {
+    printJson(io, jsonOf(report, loaded, notes));
+    return true;
+  }
   for (const note of notes) io.err(`${note}\n`);
   for (const table of reportTables(report)) {
     io.out(`\n${table.title}\n`);
@@ -87,6 +98,7 @@ export async function runReport(options: ReportOptions, io: Io): Promise<void> {
       ),
     );
   }
+  return true;
 }
 
 function jsonOf(report: Report, loaded: LoadedRuns, notes: string[]) {

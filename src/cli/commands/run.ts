@@ -11,6 +11,8 @@ import {
   budgetTokens,
   InvalidInputError,
   isTerminal,
+  normalizationLabel,
+  normalizationMissing,
   parseWith,
   RebenchError,
   type ReplayStep,
@@ -23,12 +25,12 @@ import { scaffolds } from "../../runs/scaffolds.js";
 import { resolveDbPath, storeDisplay } from "../../store/index.js";
 import { type AgentBatchRequest, runAgentBatch } from "../agent-batch.js";
 import { registerBuiltins, SCAFFOLD_NAMES } from "../builtins.js";
-import { warnIfCalibratedElsewhere } from "../calibration-warning.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { parseDuration } from "../duration.js";
 import { executorOptions, executorSettings } from "../executor-options.js";
 import { formatDuration, formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
+import { noteUnnormalized } from "../normalization-notice.js";
 import { positiveInteger, positiveNumber } from "../number-options.js";
 import { dbOption, withStore } from "../store-option.js";
 import { formatTable } from "../table.js";
@@ -67,6 +69,11 @@ export function runResult(run: RunSummary) {
     runId: run.id,
     rawScore: run.finalRaw,
     normalizedScore: run.normalized,
+    /** The constants that normalized the score (`entry`: the calibration.json entry, its machine class, date and runs), or null. */
+    normalization: run.spec.normalization ?? null,
+    /** Why there is no normalized score, with the command that makes one; null when there are constants. */
+    normalizationMissing: normalizationMissing(run.spec) ?? null,
+    machineClass: run.spec.machineClass ?? null,
     state: run.state,
     stopReason: run.stopReason,
     error: run.error,
@@ -89,13 +96,20 @@ export function runResult(run: RunSummary) {
   };
 }
 
+/** The runs as a table, then a line for each reason some of them have no normalized score. */
 export function runsTable(runs: readonly RunSummary[]): string {
+  const reasons = [...new Set(runs.map((r) => normalizationMissing(r.spec)).filter((m): m is string => m !== undefined))];
+  return table(runs) + reasons.map((reason) => `no normalized score: ${reason}\n`).join("");
+}
+
+function table(runs: readonly RunSummary[]): string {
   return formatTable(runs, [
     { header: "RUN", value: (r) => r.id },
     { header: "PARTICIPANT", value: (r) => r.spec.participant.alias },
     { header: "STATE", value: (r) => (r.stopReason ? `${r.state} (${r.stopReason})` : r.state) },
     { header: "RAW", value: (r) => formatNumber(r.finalRaw), align: "right" },
     { header: "NORMALIZED", value: (r) => formatNumber(r.normalized, 3), align: "right" },
+    { header: "NORMALIZED BY", value: (r) => (r.spec.normalization ? normalizationLabel(r.spec.normalization) : "-") },
     { header: "WORKING", value: (r) => formatDuration(r.usage.workingSeconds), align: "right" },
     { header: "TOKENS", value: (r) => budgetTokens(r.usage), align: "right" },
     { header: "COST", value: (r) => `$${r.usage.costUsd.toFixed(4)}`, align: "right" },
@@ -194,7 +208,7 @@ export function registerRun(program: Command, io: Io): void {
     };
     const db = resolveDbPath(options.db);
     request.executor = executorSettings(options, db, io);
-    await warnIfCalibratedElsewhere(io, name, request.variant);
+    if (request.executor?.executor !== "slurm") await noteUnnormalized(io, name, request.variant);
     const shown = storeDisplay(db);
     request.storeShown = shown;
     const runs = await withStore(db, (store) => runAgentBatch(store, request, options.json ? { ...io, out: io.err, interactive: false } : io));

@@ -11,6 +11,8 @@ import {
   contentionOf,
   EnvironmentId,
   InvalidInputError,
+  normalizationLabel,
+  normalizationMissing,
   parseWith,
   RUN_STATES,
   RunState,
@@ -87,6 +89,7 @@ export function registerRuns(program: Command, io: Io): void {
         { header: "SCORES", value: (r) => `${r.validScores}/${r.scoreCalls}`, align: "right" },
         { header: "RAW", value: (r) => formatNumber(rawOf(r)), align: "right" },
         { header: "NORMALIZED", value: (r) => formatNumber(r.normalized), align: "right" },
+        { header: "NORMALIZED BY", value: (r) => (r.spec.normalization ? normalizationLabel(r.spec.normalization) : "-") },
         { header: "CREATED", value: (r) => r.createdAt },
       ]),
     );
@@ -124,7 +127,8 @@ export function registerRuns(program: Command, io: Io): void {
           `tokens:      ${formatTokenKinds(usage)}; --tokens counts ${budgetTokens(usage).toLocaleString("en-US")} (every input kind + output)`,
           `cost:        ${formatCost(usage.costUsd, usage.costByKind)}`,
           `actions:     ${usage.actions}`,
-          `score:       raw ${formatNumber(rawOf(run))}${run.finalRaw === null ? " (so far)" : ""}, normalized ${formatNumber(run.normalized)}`,
+          `score:       raw ${formatNumber(rawOf(run))}${run.finalRaw === null ? " (so far)" : ""}, ${normalizedText(run)}`,
+          ...(spec.machineClass ? [`machine:     class ${spec.machineClass} (the calibration it is normalized with is this class's)`] : []),
           provenance
             ? `provenance:  rebench ${provenance.rebenchVersion} (${provenance.rebenchCommit ?? "no commit"}), environment ${provenance.environmentDigest.slice(0, 19)}, events v${provenance.eventSchemaVersion}`
             : "provenance:  not recorded (a run of an older rebench)",
@@ -197,4 +201,14 @@ function summarizeEvent(event: object): string {
   const { type: _type, ts: _ts, ...rest } = event as Record<string, unknown>;
   const text = JSON.stringify(rest);
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
+}
+
+/** "normalized 0.374 by the calibration of AMD EPYC, 2 cores, 2026-11-29, N=5", or no normalized score and why. */
+function normalizedText(run: RunSummary): string {
+  const constants = run.spec.normalization;
+  if (constants === undefined) return `no normalized score: ${normalizationMissing(run.spec)}`;
+  const by = constants.entry
+    ? `the calibration of ${normalizationLabel(constants)}`
+    : `${constants.source} constants (start ${formatNumber(constants.start)}, reference ${formatNumber(constants.reference)})`;
+  return `normalized ${formatNumber(run.normalized)} by ${by}`;
 }

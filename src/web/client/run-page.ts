@@ -97,6 +97,12 @@ function dl(pairs: [string, string][]): HTMLElement {
   return list;
 }
 
+/** "the calibration of AMD EPYC, 2 cores, 2026-11-29, N=5", "paper constants", ... */
+function normalizedBy(norm: NonNullable<RunDetail["normalization"]>): string {
+  const by = norm.by ?? norm.source ?? "?";
+  return norm.source === "calibration" && by !== "calibration" ? `the calibration of ${by}` : `${by} constants`;
+}
+
 function summary(detail: RunDetail): HTMLElement {
   const { row } = detail;
   const withheld = row.scoresWithheld ? "hidden" : undefined;
@@ -111,8 +117,9 @@ function summary(detail: RunDetail): HTMLElement {
         withheld ??
           `${score(row.raw, 4)}${row.state === "finished" ? "" : " (so far)"} · ${detail.aggregation} of the log, ${detail.direction === "min" ? "lower" : "higher"} is better`,
       ],
-      ["normalized", withheld ?? score(row.normalized)],
-      ["normalization", norm ? `start ${score(norm.start, 4)} → reference ${score(norm.reference, 4)} (${norm.source ?? "?"})` : "none"],
+      ["normalized", withheld ?? (norm ? score(row.normalized) : `none: ${detail.normalizationMissing ?? "no normalization constants"}`)],
+      ["normalized by", norm ? `${normalizedBy(norm)}: start ${score(norm.start, 4)} → reference ${score(norm.reference, 4)}` : "none"],
+      ["machine class", detail.machineClass ?? "not recorded"],
       ["created", when(row.createdAt)],
       ["started", when(detail.startedAt)],
       ["finished", when(detail.finishedAt)],

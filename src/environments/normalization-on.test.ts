@@ -1,0 +1,55 @@
+import { describe, expect, test } from "vitest";
+import type { MachineInfo, RunSpec } from "../core/index.js";
+import { nodeNormalization } from "./normalization-on.js";
+import { getVariant } from "./registry.js";
+
+const machine = (cpuModel: string): MachineInfo => ({
+  cpuModel,
+  cores: 2,
+  memoryGb: 8,
+  gpu: null,
+  gpuCount: 0,
+  os: "Linux",
+  rebenchVersion: "0.1.0",
+  rebenchCommit: null,
+});
+const EPYC = machine("AMD EPYC 7B13");
+const XEON = machine("Intel(R) Xeon(R) CPU @ 2.20GHz");
+const spec = (variant: "mini" | "paper", machineClass?: string): RunSpec => ({
+  participant: { kind: "agent", alias: "a" },
+  environment: "optimize_kernel",
+  variant,
+  task: "main",
+  limits: {},
+  direction: "min",
+  aggregation: "min",
+  config: { executor: "slurm" },
+  ...(machineClass ? { machineClass } : {}),
+});
+
+// optimize_kernel/mini has a calibration entry for "AMD EPYC, 2 cores" only (environments/optimize_kernel/calibration.json).
+describe("nodeNormalization()", () => {
+  const mini = getVariant("optimize_kernel", "mini");
+
+  test("a variant calibrated per class gets the entry of its node's class, or none and the command that makes it", () => {
+    expect(nodeNormalization(spec("mini"), mini, EPYC)).toMatchObject({
+      machineClass: "AMD EPYC, 2 cores",
+      normalization: { source: "calibration", entry: { machineClass: "AMD EPYC, 2 cores" } },
+    });
+    const xeon = nodeNormalization(spec("mini"), mini, XEON);
+    expect(xeon.normalization).toBeUndefined();
+    expect(xeon).toMatchObject({ machineClass: "Intel Xeon, 2 cores", normalizationMissing: expect.stringMatching(/no calibration for Intel Xeon, 2 cores/) });
+  });
+
+  test("a run resumed on a node of another class than its first gets no constants", () => {
+    const resumed = nodeNormalization(spec("mini", "Intel Xeon, 2 cores"), mini, EPYC);
+    expect(resumed.normalization).toBeUndefined();
+    expect(resumed.normalizationMissing).toMatch(/two machine classes \(Intel Xeon, 2 cores, then AMD EPYC, 2 cores\)/);
+    expect(nodeNormalization(spec("mini", "AMD EPYC, 2 cores"), mini, EPYC).normalization).toBeDefined();
+  });
+
+  test("a variant whose constants hold on every machine records only the node's class", () => {
+    const h100 = { ...EPYC, gpu: "NVIDIA H100 80GB HBM3", gpuCount: 1 };
+    expect(nodeNormalization(spec("paper"), getVariant("optimize_kernel", "paper"), h100)).toEqual({ machineClass: "NVIDIA H100" });
+  });
+});
