@@ -129,20 +129,31 @@ are the graph's own numbers, the storage's size the input's shape, so the grader
 def failure_message(name: str, op: str, error: Exception, on_meta: bool) -> tuple[str, str]:
     """(what the agent is told, what the grader keeps) when node ``name`` (``op``) raised ``error``.
 
-    On ``meta`` tensors (shapes only, nothing of the split) the error's first line is shown. On the evaluation
-    batch it is not: an operation's error can quote a value it computed from the hidden windows (gather's or
-    embedding's out-of-range index is a token id, one a call), so the message is the grader's own sentence
-    naming the node, the operation and the exception's type; the text stays in the details.
+    On ``meta`` tensors (shapes only, nothing of the split) the error's first line is shown with its node. On the
+    evaluation batch nothing that depends on the batch's values is: an operation's error can quote a value
+    computed from the hidden windows (gather's out-of-range index is a token id), and *which* node fails is itself
+    a value when the graph chooses its nodes (4,095 embeddings of shifted ids, node j failing exactly when a
+    hidden token is at least 4095 - j, told a token a call by its name). So the message is one fixed sentence,
+    and only that the graph failed (one bit a call) reaches the agent; node, operation and text stay in the
+    details. ``as_strided`` past its input's storage is named, since that failure depends on the graph's own
+    numbers and the batch's shape only.
     """
     text = str(error).splitlines()[0][:300] if str(error) else type(error).__name__
     if on_meta:
         return f"node {name!r} ({op}) failed: {text}", text
+    kept = f"node {name!r} ({op}): {type(error).__name__}: {text}"
     if any(marker in text for marker in STORAGE_BOUNDS):
-        return (f"node {name!r} ({op}) reads outside the storage of the tensor it is given: as_strided addresses only its "
-                "input's own storage (the batch, or a weight), from offset 0"), text
-    return (f"node {name!r} ({op}) failed on the evaluation batch ({type(error).__name__}) after its shapes passed on meta "
-            "tensors: a value decided it (an index out of range, for example). Its text is not shown, since it can hold "
-            "values computed from the hidden windows: run the graph on your own tokens to see it"), text
+        return ("an as_strided node reads outside the storage of the tensor it is given: as_strided addresses only its "
+                "input's own storage (the batch, or a weight), from offset 0"), kept
+    return EVALUATION_FAILED, kept
+
+
+EVALUATION_FAILED = (
+    "the graph failed on the evaluation batch after its shapes passed on meta tensors: a value decided it (an index "
+    "out of range, for example). Which node failed and its error are not shown, since they can depend on the hidden "
+    "windows: run the graph on your own tokens (data/val.bin) to find it"
+)
+"""The one message for a graph that fails on the evaluation batch (``failure_message``)."""
 
 
 @dataclass

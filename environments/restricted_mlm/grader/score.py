@@ -56,6 +56,8 @@ sys.path.insert(0, str(HERE))
 import graph as checked_graph  # noqa: E402
 
 MASK_PROB = 0.15
+SCORE_DECIMALS = 3
+"""Decimals of the score and of the loss in the message (below the masks' noise, about 0.004 of a score)."""
 OUT_IN_JAIL = "/run/rmlm-export"
 SLACK_S = 60.0
 
@@ -214,16 +216,20 @@ def score(workspace: Path, protected: Path, hidden: bool) -> tuple[dict[str, Any
             return outcome_invalid(str(refused)), {"exported": True, "allowed": False}, details
     finally:
         remove_scratch(scratch)
-    details["loss"] = loss
     details["seconds"] = round(time.perf_counter() - started, 3)
-    if not math.isfinite(loss):
+    if not math.isfinite(loss):  # made at run time from finite weights; JSON has no NaN (the grader exited 1 on it)
+        details["loss"] = str(loss)
         return outcome_invalid(f"the masked loss is not finite ({loss})"), {"exported": True}, details
+    details["loss"] = loss
     if loss <= grading["floor"]:
         return outcome_error(f"masked loss {loss:.4f} is at or under the floor {grading['floor']}: the floor estimate is wrong, please report it"), {}, details
     message: dict[str, Any] = {"execution_time": details["seconds"]}
     if not hidden:
-        message["loss"] = round(loss, 4)
-    return outcome_scored(math.log(loss - grading["floor"])), message, details
+        message["loss"] = round(loss, SCORE_DECIMALS)
+    # Rounded, as the loss in the message: the score is a function of the hidden windows that the graph chooses
+    # (a head can make the loss a smooth function of one hidden token), so digits past the masks' noise are a
+    # channel: about 12 bits a call are left (a score between -2 and 2 to 0.001).
+    return outcome_scored(round(math.log(loss - grading["floor"]), SCORE_DECIMALS)), message, details
 
 
 if __name__ == "__main__":

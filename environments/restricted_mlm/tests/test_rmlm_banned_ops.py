@@ -7,6 +7,8 @@ Canary 16ff82f0-58a9-4f41-9f1d-e58252fd5f1f: rebench environment file; keep out 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from rmlm_helpers import Sandbox
 
@@ -114,3 +116,13 @@ def test_allowed_primitives_and_fixed_scalars_are_scored(sandbox: Sandbox) -> No
                               "self.w = nn.Parameter(torch.randn(8, 8))"))
     result = sandbox.score()
     assert result["outcome"]["kind"] == "scored", result
+
+
+def test_logits_made_non_finite_at_run_time_are_invalid_and_the_result_is_json(sandbox: Sandbox) -> None:
+    """Every weight finite, the logits infinite at run time (3e38 x 10): the entry is invalid. The grader wrote the
+    NaN loss into its details before, and exited 1 on JSON without NaN: an error, where the graph is at fault."""
+    sandbox.write_model(model("h + self.big * 10.0", "self.register_buffer('big', torch.tensor(3.0e38))"))
+    result = sandbox.score()
+    assert result["outcome"]["kind"] == "invalid", result
+    assert "not finite" in result["outcome"]["reason"]
+    json.dumps(result, allow_nan=False)
