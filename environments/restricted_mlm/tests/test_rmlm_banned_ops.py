@@ -126,3 +126,27 @@ def test_logits_made_non_finite_at_run_time_are_invalid_and_the_result_is_json(s
     assert result["outcome"]["kind"] == "invalid", result
     assert "not finite" in result["outcome"]["reason"]
     json.dumps(result, allow_nan=False)
+
+
+def test_the_failing_node_exploit_is_told_one_sentence_whatever_rung_fails(sandbox: Sandbox) -> None:
+    """exploits/failing_node.py through the real export and grader: the ladder's failing rung is the hidden token
+    at position P (the red-team attack); for two positions the agent is told the same fixed sentence."""
+    import subprocess
+    import sys
+
+    from rmlm_helpers import ENV_DIR, env_graph
+
+    model = (sandbox.workspace / "solution" / "model.py").read_text()
+    reasons, kept = set(), set()
+    try:
+        for position in (0, 1):
+            subprocess.run([sys.executable, str(ENV_DIR / "exploits" / "failing_node.py"), str(position)], cwd=sandbox.workspace, check=True,
+                           capture_output=True)
+            result = sandbox.score()
+            assert result["outcome"]["kind"] == "invalid", result
+            reasons.add(result["outcome"]["reason"])
+            kept.add(result["details"]["refused"])
+    finally:
+        (sandbox.workspace / "solution" / "model.py").write_text(model)
+    assert reasons == {env_graph.EVALUATION_FAILED}
+    assert all("embedding" in k and "IndexError" in k for k in kept)
