@@ -208,7 +208,8 @@ def _unsandboxed_jail(jail: Jail, cwd: str, argv: list[str]) -> list[str]:
     from rebench_env.sandbox_jail import JailConfig, JailRequest, jail_argv
 
     here = os.path.dirname(os.path.abspath(__file__))
-    keep = sorted({p for p in (sys.prefix, sys.base_prefix, here) if os.path.isdir(p)})
+    # real paths: bubblewrap cannot bind over a symlink (a checkout whose .venv links to another's)
+    keep = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, here) if os.path.isdir(p)})
     config = JailConfig(workspace=os.environ.get("REBENCH_WORKSPACE", cwd), keep=keep,
                         init=os.path.join(here, "jail_init.py"))
     return jail_argv(JailRequest.from_json(jail.request()), config, cwd, argv)
