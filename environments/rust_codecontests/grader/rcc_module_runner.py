@@ -58,18 +58,14 @@ async def run_module(module: ModuleType, problems: Sequence[Mapping[str, Any]], 
         client = make_client(base_url, api_key)
         semaphore = asyncio.Semaphore(workers)
         tasks = {asyncio.ensure_future(module.generate_solution(client, semaphore, dict(p))): p["name"] for p in batch}
-        done, pending = await asyncio.wait(tasks, timeout=max_time_per_batch)
+        closed: set[str] = set()  # reported as timed out: whatever such a task returns later is never reported
+        for task in tasks:  # each result goes out as soon as it is ready: the grader may kill a batch at its limit
+            task.add_done_callback(lambda t: None if tasks[t] in closed else _report_done(t, tasks[t], report))
+        _, pending = await asyncio.wait(tasks, timeout=max_time_per_batch)
         for task in pending:
-            task.cancel()
+            closed.add(tasks[task])
             report(tasks[task], None, f"timed out after {max_time_per_batch:g} s (batch limit)")
-        for task in done:
-            exc = task.exception()
-            if exc is not None:
-                report(tasks[task], None, "".join(traceback.format_exception_only(type(exc), exc)).strip()[-2000:])
-            else:
-                result = task.result()
-                report(tasks[task], result if isinstance(result, str) else None,
-                       None if isinstance(result, str) else f"returned {type(result).__name__}, not str")
+            task.cancel()
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
         close = getattr(client, "close", None)
@@ -78,6 +74,19 @@ async def run_module(module: ModuleType, problems: Sequence[Mapping[str, Any]], 
                 await close()
             except Exception:  # noqa: BLE001 - closing a client must not lose results
                 pass
+
+
+def _report_done(task: "asyncio.Future[Any]", name: str, report: Report) -> None:
+    if task.cancelled():
+        report(name, None, "cancelled")
+        return
+    exc = task.exception()
+    if exc is not None:
+        report(name, None, "".join(traceback.format_exception_only(type(exc), exc)).strip()[-2000:])
+    else:
+        result = task.result()
+        report(name, result if isinstance(result, str) else None,
+               None if isinstance(result, str) else f"returned {type(result).__name__}, not str")
 
 
 def main() -> int:
