@@ -169,7 +169,12 @@ def run_as_agent(
         elif os.environ.get("REBENCH_AS_AGENT_UNSANDBOXED") == "1":
             command, child_env = list(argv), {**os.environ, **(env or {})}
             if jail:
-                command = _unsandboxed_jail(jail, cwd or os.getcwd(), command)
+                from rebench_env.sandbox_jail import JailRefused
+
+                try:
+                    command = _unsandboxed_jail(jail, cwd or os.getcwd(), command)
+                except JailRefused as refused:  # as the broker answers it: the call's error, nothing started
+                    return AgentCallResult(None, None, False, 0.0, "", "", str(refused))
         else:
             raise AgentCallUnavailable(
                 "REBENCH_AS_AGENT is not set: agent code can only be run from a grader inside a rebench sandbox "
