@@ -84,7 +84,8 @@ def test_what_a_module_raises_on_import_stays_out_of_the_reason(tmp_path: Path) 
     statements = [p["description"] for p in rcc_grade.load_jsonl(protected / "test.jsonl")]
     assert result["outcome"] == {"kind": "invalid", "reason": rcc_grade.IMPORT_FAILED.format(n=3)}
     errors = " ".join(p["module_error"] for p in result["details"]["problems"].values())
-    assert statements[0][:100] in errors  # it did read them: they are in the details, stored only
+    # it did read them: they are in the details, stored only (which ones, in the order the grader shuffled them)
+    assert any(statement[:30] in errors for statement in statements)
 
 
 def test_a_module_slower_than_the_batch_limit_solves_nothing_but_the_call_completes(tmp_path: Path) -> None:
