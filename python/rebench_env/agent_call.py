@@ -169,7 +169,12 @@ def run_as_agent(
         elif os.environ.get("REBENCH_AS_AGENT_UNSANDBOXED") == "1":
             command, child_env = list(argv), {**os.environ, **(env or {})}
             if jail:
-                command = _unsandboxed_jail(jail, cwd or os.getcwd(), command)
+                from rebench_env.sandbox_jail import JailRefused
+
+                try:
+                    command = _unsandboxed_jail(jail, cwd or os.getcwd(), command)
+                except JailRefused as refused:  # as the broker answers it: the call's error, nothing started
+                    return AgentCallResult(None, None, False, 0.0, "", "", str(refused))
         else:
             raise AgentCallUnavailable(
                 "REBENCH_AS_AGENT is not set: agent code can only be run from a grader inside a rebench sandbox "
@@ -208,7 +213,8 @@ def _unsandboxed_jail(jail: Jail, cwd: str, argv: list[str]) -> list[str]:
     from rebench_env.sandbox_jail import JailConfig, JailRequest, jail_argv
 
     here = os.path.dirname(os.path.abspath(__file__))
-    keep = sorted({p for p in (sys.prefix, sys.base_prefix, here) if os.path.isdir(p)})
+    # real paths: bubblewrap cannot bind over a symlink (a checkout whose .venv links to another's)
+    keep = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, here) if os.path.isdir(p)})
     config = JailConfig(workspace=os.environ.get("REBENCH_WORKSPACE", cwd), keep=keep,
                         init=os.path.join(here, "jail_init.py"))
     return jail_argv(JailRequest.from_json(jail.request()), config, cwd, argv)

@@ -10,10 +10,13 @@ Runs as the grader user from the protected dir. Steps:
     reach);
  3. run the agent's module as the agent user in the sandbox's one-shot jail (rebench_env.agent_call.run_as_agent
     with a Jail: own network and process namespaces, everything read-only, nothing outlives it, the agent's
-    other processes frozen): it receives the problems without hidden tests or solutions over stdin, reaches the
-    model on a port of the jail's own loopback forwarded to the socket, and answers over stdout;
- 4. compile and test every returned program, each in a jailed call of its own whose only writable place is the
-    grader's scratch dir (deleted at the end), comparing outputs in this process;
+    other processes frozen), one jailed call per batch, killed at the batch limit (plus a few seconds to start):
+    it receives that batch's problems without hidden tests or solutions over stdin, reaches the model on a port
+    of the jail's own loopback forwarded to the socket, and answers over stdout (the first line per problem
+    counts);
+ 4. compile and test every returned program, each in a jailed call of its own that binds only its problem's
+    work directory (writable for rustc, read-only for the program), comparing outputs in this process; a call
+    the sandbox refuses fails that problem, not the scoring call;
  5. write the GraderResult: score = fraction solved; message {n_problems, n_successes, standard_error}
     (only n_problems for the hidden_score task); details per problem, usage and timings.
 
@@ -30,11 +33,13 @@ import argparse
 import json
 import math
 import os
+import random
 import secrets
 import shutil
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -56,7 +61,11 @@ except ImportError:  # the grader also runs from a bare checkout
     from rebench_env.result import outcome_invalid, outcome_scored, write_result
 
 RUNNER_SOURCE = (HERE / "rcc_module_runner.py").read_text()
-RUNNER_SLACK_S = 60.0
+IMPORT_ALLOWANCE_S = 5.0
+"""What a batch's call gets beyond the batch limit: starting the jail and Python, importing openai and the
+module (1-2 s a call here with other jobs at load 7; the rest is room for more load). Agent code can use it for
+the batch too (its import can find the job), so it is small: a batch gets at most max_time_per_batch_s + this;
+before, one call for all batches had 60 s of slack."""
 MODEL_PORT = 8000
 """The module's model endpoint: this port of the jail's own loopback, forwarded to the call's unix socket."""
 MODEL_SOCKET_IN_JAIL = "/run/rcc/model.sock"
@@ -97,28 +106,49 @@ class CallDir:
         0700 dirs): those as the agent, in a jail that may write only there."""
         shutil.rmtree(self.root, ignore_errors=True)
         if os.path.isdir(self.scratch):
-            for entry in os.listdir(self.scratch):
-                run_as_agent(["rm", "-rf", "--", os.path.join(self.scratch, entry)], timeout_s=120,
-                             cwd=self.scratch, jail=Jail(writable=[(self.scratch, self.scratch)]))
+            for entry in os.listdir(self.scratch):  # each a call of its own that binds only that directory
+                path = os.path.join(self.scratch, entry)
+                run_as_agent(["find", path, "-mindepth", "1", "-delete"], timeout_s=120, cwd=path,
+                             jail=Jail(writable=[(path, path)]))
             shutil.rmtree(self.root, ignore_errors=True)
 
 
-def jailed_runner(scratch: str) -> rcu.Runner:
-    """How compiles and tests run: each command in a jailed call of its own as the agent user, the scratch dir its
-    only writable place. CPU time as the sandbox's as-agent broker measured it (the command is not our child);
-    outside a sandbox (REBENCH_AS_AGENT_UNSANDBOXED=1, tests) none is reported and the wall time stands in."""
-    jail = Jail(writable=[(scratch, scratch)])
+def jailed_runner() -> rcu.Runner:
+    """How compiles and tests run: each command in a jailed call of its own as the agent user that binds only its
+    own problem's work directory (``cwd``, made by rcu.evaluate in the scratch dir), nothing of other problems'.
+    rustc's call may write it (the source is there, the executable goes there); a program's call gets it read-only,
+    so no program leaves anything there that a later call's walk for special files must mask (in the jail's private
+    /tmp it may write what it likes: that goes with the jail). CPU time as the sandbox's as-agent broker measured
+    it (the command is not our child); outside a sandbox (REBENCH_AS_AGENT_UNSANDBOXED=1, tests) none is reported
+    and the wall time stands in. A call the sandbox refuses or cannot run raises AgentCallFailed, which counts as
+    the problem failing (evaluate)."""
+    rustc = rcu.rustc_command()
 
     def run(argv: Sequence[str], stdin: bytes, cpu_limit: float, cwd: str) -> rcu.ProcessResult:
+        jail = Jail(writable=[(cwd, cwd)]) if argv[0] == rustc else Jail(binds=[(cwd, cwd)])
         res = run_as_agent(list(argv), timeout_s=rcu.wall_limit(cpu_limit), cwd=cwd, input=stdin,
                            tail_bytes=rcu.OUTPUT_CAP_BYTES, jail=jail)
         if res.error is not None:
-            raise AgentCallFailed(f"could not run {argv[0]} as the agent: {res.error}")
+            raise AgentCallFailed(f"could not run {os.path.basename(argv[0])} as the agent: {res.error}")
         cpu = res.cpu_s if res.cpu_s is not None else res.duration_s
         return rcu.ProcessResult(res.returncode, res.stdout_tail.encode(), res.stderr_tail.encode(), res.duration_s,
                                  cpu, res.timed_out)
 
     return run
+
+
+def evaluate(code: str | None, problem: Mapping[str, Any], scratch: str) -> rcu.Evaluation:
+    """One problem's verdict: a program whose compile or test the sandbox refused to run (or could not) fails, the
+    reason in its details; never the scoring call."""
+    try:
+        return rcu.evaluate(code, problem, runner=jailed_runner(), scratch_dir=scratch)
+    except AgentCallFailed as failed:
+        return rcu.Evaluation("call_failed", compile_stderr=str(failed))
+
+
+def evaluate_all(items: Sequence[tuple[str | None, Mapping[str, Any]]], max_workers: int, scratch: str) -> list[rcu.Evaluation]:
+    with ThreadPoolExecutor(max_workers=max_workers) as pool:
+        return list(pool.map(lambda item: evaluate(item[0], item[1], scratch), items))
 
 
 def load_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -139,21 +169,56 @@ def fresh_problems(protected: Path, problems: list[dict[str, Any]], seed: str) -
 
 def run_agent_module(module_path: str, workspace: str, problems: Sequence[Mapping[str, Any]], api_key: str,
                      config: VariantConfig, seed: str, model_socket: str) -> dict[str, Any]:
-    """Run the module in a jailed call as the agent user, its model endpoint the unix socket ``model_socket``
-    (bound into the jail and served on MODEL_PORT of its loopback); returns solutions, errors and the call's
-    record."""
-    batches = max(1, math.ceil(len(problems) / config.batch_size))
-    timeout = batches * config.max_time_per_batch_s + RUNNER_SLACK_S
-    job = {"module_path": module_path, "problems": [rp.strip_for_module(dict(p)) for p in problems],
+    """Run the module on the problems, batch by batch, each batch a jailed call of its own as the agent user, its
+    model endpoint the unix socket ``model_socket`` (bound into the jail and served on MODEL_PORT of its loopback);
+    returns solutions, errors and the calls' record.
+
+    The batch limit holds from outside: a batch's call gets only that batch's problems and is killed at the limit
+    plus IMPORT_ALLOWANCE_S, and of what it wrote only the first line per problem of that batch counts, so a problem
+    the runner reported as timed out or failed never gets a later solution. (The runner's own limit, asyncio's, is
+    only the polite part: agent code in its process can block the loop or write to its result pipe.)"""
+    order = list(problems)
+    random.Random(seed).shuffle(order)
+    size = max(1, config.batch_size)
+    solutions: dict[str, str] = {}
+    errors: dict[str, str] = {}
+    calls = []
+    for start in range(0, len(order), size):
+        batch = order[start:start + size]
+        call = _run_batch(module_path, workspace, batch, api_key, config, seed, model_socket)
+        for name in (p["name"] for p in batch):
+            if name in call["solutions"]:
+                solutions[name] = call["solutions"][name]
+            else:
+                errors[name] = call["errors"].get(name, _unreported(call["record"], config.max_time_per_batch_s))
+        calls.append(call["record"])
+    record = {"batches": calls, "finished": all(c["finished"] for c in calls),
+              "timed_out": any(c["timed_out"] for c in calls), "seconds": round(sum(c["seconds"] for c in calls), 2)}
+    return {"solutions": solutions, "errors": errors, "record": record}
+
+
+def _unreported(record: Mapping[str, Any], limit: float) -> str:
+    """The error of a problem its batch's call never reported (in the grader's words)."""
+    if record["timed_out"]:
+        return f"timed out after {limit:g} s (batch limit): the batch's call was killed before it reported this problem"
+    how = f"signal {record['signal']}" if record["signal"] else f"exit status {record['returncode']}"
+    return f"the batch's call ended ({how}) before it reported this problem"
+
+
+def _run_batch(module_path: str, workspace: str, batch: Sequence[Mapping[str, Any]], api_key: str,
+               config: VariantConfig, seed: str, model_socket: str) -> dict[str, Any]:
+    job = {"module_path": module_path, "problems": [rp.strip_for_module(dict(p)) for p in batch],
            "base_url": f"http://127.0.0.1:{MODEL_PORT}/v1", "api_key": api_key, "model": config.model,
-           "batch_size": config.batch_size, "max_time_per_batch": config.max_time_per_batch_s,
+           "batch_size": len(batch), "max_time_per_batch": config.max_time_per_batch_s,
            "max_workers": config.max_workers, "seed": seed}
     python = os.environ.get("REBENCH_AGENT_PYTHON") or sys.executable
     jail = Jail(binds=[(model_socket, MODEL_SOCKET_IN_JAIL)], forwards=[(MODEL_PORT, MODEL_SOCKET_IN_JAIL)])
-    res = run_as_agent([python, "-c", RUNNER_SOURCE], timeout_s=timeout, cwd=workspace,
-                       env={"PYTHONUNBUFFERED": "1"}, input=json.dumps(job).encode(), tail_bytes=64 << 20, jail=jail)
+    res = run_as_agent([python, "-c", RUNNER_SOURCE], timeout_s=config.max_time_per_batch_s + IMPORT_ALLOWANCE_S,
+                       cwd=workspace, env={"PYTHONUNBUFFERED": "1"}, input=json.dumps(job).encode(),
+                       tail_bytes=64 << 20, jail=jail)
     if res.error is not None:
         raise AgentCallFailed(f"could not run the module as the agent: {res.error}")
+    names = {p["name"] for p in batch}
     solutions: dict[str, str] = {}
     errors: dict[str, str] = {}
     finished = False
@@ -167,14 +232,17 @@ def run_agent_module(module_path: str, workspace: str, problems: Sequence[Mappin
         if item.get("done"):
             finished = True
         name = item.get("name")
-        if isinstance(name, str):
-            if isinstance(item.get("solution"), str):
-                solutions[name] = item["solution"][:200_000]
-            elif isinstance(item.get("error"), str):
-                errors[name] = item["error"][:2000]
-    return {"solutions": solutions, "errors": errors, "finished": finished, "returncode": res.returncode,
-            "signal": res.signal, "timed_out": res.timed_out, "seconds": round(res.duration_s, 2),
-            "stderr_tail": res.stderr_tail[-3000:]}
+        if not isinstance(name, str) or name not in names or name in solutions or name in errors:
+            continue  # another batch's problem, or a second line for one: the first line per problem counts
+        if isinstance(item.get("solution"), str):
+            solutions[name] = item["solution"][:200_000]
+        elif isinstance(item.get("error"), str):
+            errors[name] = item["error"][:2000]
+        else:
+            errors[name] = "the runner's line for it had neither a solution nor an error"
+    record = {"problems": len(batch), "finished": finished, "returncode": res.returncode, "signal": res.signal,
+              "timed_out": res.timed_out, "seconds": round(res.duration_s, 2), "stderr_tail": res.stderr_tail[-3000:]}
+    return {"solutions": solutions, "errors": errors, "record": record}
 
 
 def score_summary(n_problems: int, n_successes: int, task: str) -> tuple[float, dict[str, Any]]:
@@ -215,10 +283,8 @@ def grade(config: VariantConfig, protected: Path, workspace: Path, module_path: 
         finally:
             stop_server(server)
         generated_at = time.time()
-        evaluations = rcu.evaluate_all(
-            [(run["solutions"].get(p["name"]), p) for p in problems],
-            max_workers=config.eval_workers or os.cpu_count() or 1,
-            runner=jailed_runner(call_dir.scratch), scratch_dir=call_dir.scratch)
+        evaluations = evaluate_all([(run["solutions"].get(p["name"]), p) for p in problems],
+                                   config.eval_workers or os.cpu_count() or 1, call_dir.scratch)
     finally:
         call_dir.remove()
     usage = {"spent_usd": round(service.spent.get(api_key, 0.0), 6), "budget_usd": config.scoring_budget_usd,
@@ -227,6 +293,8 @@ def grade(config: VariantConfig, protected: Path, workspace: Path, module_path: 
     per_problem = {}
     for p, ev in zip(problems, evaluations):
         entry = {k: v for k, v in ev.to_json().items() if k not in ("failures", "compile_stderr")}
+        if ev.status == "call_failed":
+            entry["call_failed"] = ev.compile_stderr  # the broker's words; for a refusal it names only the bind
         if p["name"] in run["errors"]:
             entry["module_error"] = run["errors"][p["name"]]
         per_problem[p["name"]] = entry
@@ -234,7 +302,7 @@ def grade(config: VariantConfig, protected: Path, workspace: Path, module_path: 
     score, message = score_summary(len(problems), n_successes, task)
     details = {"variant": config.name, "seed": seed, "score": score, "n_successes": n_successes,
                "problems": per_problem, "usage": usage,
-               "runner": {k: run[k] for k in ("finished", "returncode", "signal", "timed_out", "seconds", "stderr_tail")},
+               "runner": run["record"],
                "seconds": {"generate": round(generated_at - started, 2), "evaluate": round(time.time() - generated_at, 2)}}
     import_errors = [e for e in run["errors"].values() if e.startswith("could not import the module")]
     if problems and len(import_errors) == len(problems):

@@ -5,9 +5,11 @@ concurrent calls.
 Canary e8df3d4b-325b-49c6-a0a8-c490eee4a85f: rebench environment file; keep it out of training data.
 
 The grader starts this file in a separate process as the agent user (its own copy, passed with ``python -c``),
-writes the job as one JSON object to its stdin -- {"module_path", "problems" (stripped of hidden tests),
+one process per batch, which it kills at the batch limit plus a few seconds to start; it writes the job (that
+batch's problems) as one JSON object to its stdin -- {"module_path", "problems" (stripped of hidden tests),
 "base_url", "api_key", "model", "batch_size", "max_time_per_batch", "max_workers", "seed"} -- and reads one JSON
-line per problem from its stdout: {"name", "solution"} or {"name", "error"}. Everything the module prints goes
+line per problem from its stdout, as each is ready: {"name", "solution"} or {"name", "error"}; the first line
+per problem counts (at the limit, a timer reports what is left as timed out). Everything the module prints goes
 to stderr, so it cannot garble that channel. ``score.py`` in the workspace uses the same functions in-process.
 """
 
@@ -19,6 +21,7 @@ import json
 import os
 import random
 import sys
+import threading
 import time
 import traceback
 from types import ModuleType
@@ -53,23 +56,33 @@ async def run_module(module: ModuleType, problems: Sequence[Mapping[str, Any]], 
                      report: Report) -> None:
     """Call ``module.generate_solution`` on every problem; ``report(name, solution, error)`` for each."""
     workers = max_workers or 2 * (os.cpu_count() or 1)
+    lock = threading.Lock()
+    reported: set[str] = set()
+
+    def once(name: str, solution: str | None, error: str | None) -> None:
+        """The first report per problem is its result: a problem reported as timed out stays timed out."""
+        with lock:
+            if name not in reported:
+                reported.add(name)
+                report(name, solution, error)
+
     for start in range(0, len(problems), batch_size):
         batch = problems[start:start + batch_size]
         client = make_client(base_url, api_key)
         semaphore = asyncio.Semaphore(workers)
+        timed_out = f"timed out after {max_time_per_batch:g} s (batch limit)"
+        # At the limit a timer thread reports what is left as timed out, even while a task blocks the event loop.
+        timer = threading.Timer(max_time_per_batch, lambda b=batch: [once(p["name"], None, timed_out) for p in b])
+        timer.daemon = True
+        timer.start()
         tasks = {asyncio.ensure_future(module.generate_solution(client, semaphore, dict(p))): p["name"] for p in batch}
-        done, pending = await asyncio.wait(tasks, timeout=max_time_per_batch)
+        for task in tasks:  # each result goes out as soon as it is ready: the grader kills a batch at its limit
+            task.add_done_callback(lambda t: _report_done(t, tasks[t], once))
+        _, pending = await asyncio.wait(tasks, timeout=max_time_per_batch)
+        timer.cancel()
         for task in pending:
+            once(tasks[task], None, timed_out)
             task.cancel()
-            report(tasks[task], None, f"timed out after {max_time_per_batch:g} s (batch limit)")
-        for task in done:
-            exc = task.exception()
-            if exc is not None:
-                report(tasks[task], None, "".join(traceback.format_exception_only(type(exc), exc)).strip()[-2000:])
-            else:
-                result = task.result()
-                report(tasks[task], result if isinstance(result, str) else None,
-                       None if isinstance(result, str) else f"returned {type(result).__name__}, not str")
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
         close = getattr(client, "close", None)
@@ -78,6 +91,18 @@ async def run_module(module: ModuleType, problems: Sequence[Mapping[str, Any]], 
                 await close()
             except Exception:  # noqa: BLE001 - closing a client must not lose results
                 pass
+
+
+def _report_done(task: "asyncio.Future[Any]", name: str, report: Report) -> None:
+    if task.cancelled():
+        return  # cancelled at the limit, already reported as timed out
+    exc = task.exception()
+    if exc is not None:
+        report(name, None, "".join(traceback.format_exception_only(type(exc), exc)).strip()[-2000:])
+    else:
+        result = task.result()
+        report(name, result if isinstance(result, str) else None,
+               None if isinstance(result, str) else f"returned {type(result).__name__}, not str")
 
 
 def main() -> int:

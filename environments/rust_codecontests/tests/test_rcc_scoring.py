@@ -84,7 +84,8 @@ def test_what_a_module_raises_on_import_stays_out_of_the_reason(tmp_path: Path) 
     statements = [p["description"] for p in rcc_grade.load_jsonl(protected / "test.jsonl")]
     assert result["outcome"] == {"kind": "invalid", "reason": rcc_grade.IMPORT_FAILED.format(n=3)}
     errors = " ".join(p["module_error"] for p in result["details"]["problems"].values())
-    assert statements[0][:100] in errors  # it did read them: they are in the details, stored only
+    # it did read them: they are in the details, stored only (which ones, in the order the grader shuffled them)
+    assert any(statement[:30] in errors for statement in statements)
 
 
 def test_a_module_slower_than_the_batch_limit_solves_nothing_but_the_call_completes(tmp_path: Path) -> None:
@@ -96,7 +97,7 @@ def test_a_module_slower_than_the_batch_limit_solves_nothing_but_the_call_comple
 
 def test_the_module_sees_problems_without_hidden_tests_or_solutions(tmp_path: Path) -> None:
     workspace, protected = rcc_testkit.subset_task(tmp_path, 3, SPY)
-    stderr = grade_in_process(workspace, protected)["details"]["runner"]["stderr_tail"]
+    stderr = "".join(b["stderr_tail"] for b in grade_in_process(workspace, protected)["details"]["runner"]["batches"])
     seen = [json.loads(line.split(" ", 1)[1]) for line in stderr.splitlines() if line.startswith("seen-keys ")]
     assert len(seen) == 3
     for keys in seen:
@@ -130,7 +131,7 @@ print(json.dumps({"cwd": writes("out.txt"), "workspace": writes(sys.argv[1] + "/
 """
 
 
-def test_compiles_and_tests_run_jailed_writing_only_to_the_scratch_dir_which_the_call_removes(
+def test_programs_run_jailed_writing_nothing_that_outlives_them_and_only_rustc_writes_its_work_dir(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
@@ -138,16 +139,18 @@ def test_compiles_and_tests_run_jailed_writing_only_to_the_scratch_dir_which_the
     call_dir = rcc_grade.CallDir.make()
     try:
         assert os.stat(call_dir.root).st_mode & 0o777 == 0o711  # the agent cannot list it
-        run = rcc_grade.jailed_runner(call_dir.scratch)
+        run = rcc_grade.jailed_runner()
         workdir = tempfile.mkdtemp(dir=call_dir.scratch)
         os.chmod(workdir, 0o777)
         res = run([sys.executable, "-c", PROBE, str(workspace)], b"the input", 10.0, workdir)
         assert res.returncode == 0 and not res.timed_out, res.stderr
         seen = json.loads(res.stdout)
-        assert seen == {"cwd": True, "workspace": False, "tmp": True, "home": seen["home"], "input": "the input"}
-        assert os.path.exists(os.path.join(workdir, "out.txt"))  # the scratch dir is the one writable place kept
+        assert seen == {"cwd": False, "workspace": False, "tmp": True, "home": seen["home"], "input": "the input"}
+        assert os.listdir(workdir) == [] and os.listdir(call_dir.scratch) == [os.path.basename(workdir)]
         assert not os.path.exists("/tmp/rcc-probe-leak") and list(workspace.iterdir()) == []
         assert not os.path.exists(os.path.expanduser("~/rcc-probe-leak"))  # a private home, or a read-only one
+        compiled = rcu.compile_rust("fn main() {}", workdir, runner=run)  # rustc's call writes its work dir
+        assert compiled.ok and sorted(os.listdir(workdir)) == ["main", "main.rs"]
         slow = run([sys.executable, "-c", "import time; time.sleep(30)"], b"", 0.5, workdir)
         assert slow.timed_out and slow.seconds < 10  # killed at the wall limit, 2 x 0.5 + 1 s
     finally:
