@@ -95,7 +95,10 @@ describe("scores under contention", () => {
     const result = JSON.parse(allowed.stdout);
     expect(result.contended.start.length + result.contended.reference.length).toBeGreaterThan(0);
     expect(result.written).toBe(path.join(family.dir, "calibration.json"));
-    expect(readCalibrationFile(family.dir)!.mini!.note).toMatch(
+    // The entry of this machine's class (the only one the copy has).
+    const entries = Object.values(readCalibrationFile(family.dir)?.mini ?? {});
+    expect(entries).toHaveLength(1);
+    expect(entries[0]!.note).toMatch(
       /^calibrated with --allow-busy: other work used \d\.\d\d of \d+ CPUs before it started; \d of 4 runs were scored under contention$/,
     );
   }, 600_000);
