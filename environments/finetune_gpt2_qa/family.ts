@@ -144,9 +144,10 @@ export function defineFinetuneGpt2Qa(options: FinetuneGpt2QaOptions = {}) {
 }
 
 /**
- * The registered family: mini offered (the shipped 12M `mini-chat` policy; calibrated through the local sandbox, README.md
- * "Calibration"). gpu runs (its policy `gpu-chat4k` and a reference recipe) but has no calibration yet, as restricted_mlm's
- * and optimize_llm_foundry's gpu: its runs have no normalized score until `rebench calibrate --variant gpu --write`.
+ * The registered family: mini offered (the shipped 12M `mini-chat` policy), not calibrated under the judge of README.md
+ * History 11 (its constants of 2026-12-05 were the old judge's and were removed; README.md "Calibration"). gpu runs (its
+ * policy `gpu-chat4k` and a reference recipe) and has no calibration yet either, as restricted_mlm's and
+ * optimize_llm_foundry's gpu: the runs of both have no normalized score until `rebench calibrate --variant V --write`.
  * paper is code tested on stand-ins only (tests/test_finetune_gpt2_qa_paper.py, paper.test.ts): its grader must reach
  * the judge endpoint, and a sandbox has no network.
  */
