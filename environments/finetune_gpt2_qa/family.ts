@@ -27,6 +27,7 @@ export const PROFILES: Readonly<Record<string, VariantText & { assets: readonly 
     hidden: 1000,
     budget: 20000,
     maxNewTokens: 32,
+    samples: 4,
     hardware: "The machine has 2 CPU cores and no GPU.",
     assets: ["mini-chat", "mini-small", "tokenizer-bpe4k", "corpus-keyed"],
   },
@@ -37,6 +38,7 @@ export const PROFILES: Readonly<Record<string, VariantText & { assets: readonly 
     hidden: 1000,
     budget: 100000,
     maxNewTokens: 32,
+    samples: 1,
     hardware: "The machine has one GPU (an H200 or an H100).",
     assets: ["gpu-chat4k", "gpu-small", "mini-chat", "tokenizer-gpt2", "corpus-keyed"],
   },
@@ -47,6 +49,7 @@ export const PROFILES: Readonly<Record<string, VariantText & { assets: readonly 
     hidden: 20,
     budget: 400,
     maxNewTokens: 8,
+    samples: 1,
     hardware: "",
     assets: ["tiny", "tokenizer-bpe512-tiny", "corpus-tiny"],
   },
@@ -141,9 +144,10 @@ export function defineFinetuneGpt2Qa(options: FinetuneGpt2QaOptions = {}) {
 }
 
 /**
- * The registered family: mini offered (the shipped 12M `mini-chat` policy; calibrated through the local sandbox, README.md
- * "Calibration"). gpu runs (its policy `gpu-chat4k` and a reference recipe) but has no calibration yet, as restricted_mlm's
- * and optimize_llm_foundry's gpu: its runs have no normalized score until `rebench calibrate --variant gpu --write`.
+ * The registered family: mini offered (the shipped 12M `mini-chat` policy), not calibrated under the judge of README.md
+ * History 11 (its constants of 2026-12-05 were the old judge's and were removed; README.md "Calibration"). gpu runs (its
+ * policy `gpu-chat4k` and a reference recipe) and has no calibration yet either, as restricted_mlm's and
+ * optimize_llm_foundry's gpu: the runs of both have no normalized score until `rebench calibrate --variant V --write`.
  * paper is code tested on stand-ins only (tests/test_finetune_gpt2_qa_paper.py, paper.test.ts): its grader must reach
  * the judge endpoint, and a sandbox has no network.
  */

@@ -14,6 +14,8 @@ export interface VariantText {
   hidden: number;
   budget: number;
   maxNewTokens: number;
+  /** Responses the grader samples per held-out prompt (grader/settings.py's `samples`). */
+  samples: number;
   hardware: string;
 }
 
@@ -40,9 +42,11 @@ export function instructions(text: VariantText, task: TaskId): string {
       "and wrote finetuned_model/). model.py loads, saves and samples the model; its generation_settings() (temperature, top_k, " +
       `top_p, max_new_tokens up to ${text.maxNewTokens}, min_new_tokens) is how the grader samples your model. ${text.hardware}`,
     "Your submission is finetuned_model/model.pt: the base model's architecture (the same parameter names and shapes), saved with " +
-      "model.save_policy. The grader samples one response per held-out prompt and asks the judge to compare it with the responses of " +
-      "two reference models (the base model, and a supervised fine-tune of it). Your score is the fraction of prompts your model " +
-      "wins, averaged over the two references; higher is better, and your final score is the highest score registered.",
+      `model.save_policy. The grader samples ${text.samples === 1 ? "one response" : `${text.samples} responses`} per held-out prompt and ` +
+      `asks the judge to compare ${text.samples === 1 ? "it" : "each"} with the responses of two reference models (the base model, and a ` +
+      "supervised fine-tune of it). Your score is the fraction of prompts your model wins" +
+      `${text.samples === 1 ? "" : " (over its responses)"}, averaged over the two references; higher is better, and your final score is ` +
+      "the highest score registered.",
     `${scoreLine} The first score of the run, taken when it started, is the starting solution's.`,
   ].join("\n\n");
 }

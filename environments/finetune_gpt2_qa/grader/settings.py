@@ -51,7 +51,7 @@ class Profile:
 
 PROFILES = {
     "mini": Profile("mini", "mini-chat", "mini-small", "mini-chat", "corpus-keyed", visible=20000, hidden=1000, budget=20000,
-                    sft_steps=150, sft_lr=3e-4, max_new_tokens=32, start_steps=4, start_prompts=32, lm_tokenizer="tokenizer-bpe4k"),
+                    sft_steps=150, sft_lr=3e-4, max_new_tokens=32, start_steps=4, start_prompts=32, samples=4, lm_tokenizer="tokenizer-bpe4k"),
     # mini's design (mini-chat's tokenizer, context 128) at 27M parameters, pretrained at set-up on the GPU (gpu-chat4k)
     "gpu": Profile("gpu", "gpu-chat4k", "gpu-small", "mini-chat", "corpus-keyed", visible=50000, hidden=1000, budget=100000,
                    sft_steps=300, sft_lr=3e-4, max_new_tokens=32, start_steps=4, start_prompts=128, device="cuda", batch_size=128,
