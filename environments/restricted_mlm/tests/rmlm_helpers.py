@@ -65,6 +65,8 @@ class Sandbox:
         os.environ["REBENCH_AS_AGENT_UNSANDBOXED"] = "1"
         self.report = env_setup.setup(env_setup.load_profile(GRADER_DIR / "profiles.json", profile), self.protected, self.workspace)
         self.grading = json.loads((self.protected / "state" / "grading.json").read_text())
+        self.start_model = (self.workspace / "solution" / "model.py").read_text()
+        """solution/model.py as the set-up left it (the starting solution): tests of one module share the sandbox."""
 
     def score(self, task: str = "main") -> dict[str, Any]:
         outcome, message, details = env_score.score(self.workspace, self.protected, task == "hidden_score")

@@ -139,14 +139,19 @@ def test_the_failing_node_exploit_is_told_one_sentence_whatever_rung_fails(sandb
     model = (sandbox.workspace / "solution" / "model.py").read_text()
     reasons, kept = set(), set()
     try:
+        # The exploit builds on the starting solution; earlier tests of the module leave other models in its place.
+        (sandbox.workspace / "solution" / "model.py").write_text(sandbox.start_model)
+        (sandbox.workspace / "solution" / "start_model.py").unlink(missing_ok=True)
         for position in (0, 1):
             subprocess.run([sys.executable, str(ENV_DIR / "exploits" / "failing_node.py"), str(position)], cwd=sandbox.workspace, check=True,
                            capture_output=True)
             result = sandbox.score()
             assert result["outcome"]["kind"] == "invalid", result
             reasons.add(result["outcome"]["reason"])
+            assert result["outcome"]["reason"] == env_graph.EVALUATION_FAILED, result
             kept.add(result["details"]["refused"])
     finally:
         (sandbox.workspace / "solution" / "model.py").write_text(model)
+        (sandbox.workspace / "solution" / "start_model.py").unlink(missing_ok=True)
     assert reasons == {env_graph.EVALUATION_FAILED}
     assert all("embedding" in k and "IndexError" in k for k in kept)
