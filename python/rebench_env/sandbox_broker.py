@@ -29,10 +29,11 @@ import os
 import selectors
 import socket
 import struct
+import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from sandbox_jail import AgentFreezer, JailConfig, JailRequest, jail_argv
+from sandbox_jail import AgentFreezer, JailConfig, JailRequest, evict_shared_page_cache, jail_argv
 from sandbox_spawn import describe_status, kill_session, session_members, spawn
 
 if TYPE_CHECKING:
@@ -55,8 +56,11 @@ class Broker:
         self.jail = JailConfig.from_json(config.get("jail"), executor.config["workspace"], os.path.join(here, "jail_init.py"))
         self.calls: set[int] = set()
         """Pids (= session ids) of the calls running now: a freeze leaves them, and what they started, alone."""
+        self.jailed_since_thaw = False
+        """A jailed call ran during the present freeze: the page cache it touched is evicted before the thaw."""
         if executor.freezer is not None:
             executor.freezer.excluded.append(lambda: self.calls)
+            executor.freezer.before_thaw.append(self._evict)
         path = config["path"]
         directory = os.path.dirname(path)
         os.makedirs(directory, exist_ok=True)
@@ -97,6 +101,15 @@ class Broker:
             os.close(fd)
         conn.close()
 
+    def _evict(self) -> None:
+        """Before the agent runs again after jailed calls: nothing they read or evicted stays in the page cache."""
+        if not self.jailed_since_thaw:
+            return
+        self.jailed_since_thaw = False
+        done = evict_shared_page_cache(self.jail)
+        print(f"rebench-broker: after jailed calls, the page cache of {done.files} files evicted in {done.seconds:.2f} s"
+              + (f" ({done.skipped} entries could not be opened)" if done.skipped else ""), file=sys.stderr, flush=True)
+
     def _reply(self, conn: socket.socket, message: dict[str, Any]) -> None:
         conn.setblocking(True)
         try:
@@ -129,6 +142,7 @@ class Broker:
             if jailed:
                 # Frozen before the workspace is searched for sockets: nothing can add one until the jail is gone.
                 self.ex.freezer.hold()
+                self.jailed_since_thaw = True
                 try:
                     argv = jail_argv(JailRequest.from_json(options), self.jail, cwd, argv)
                 except BaseException:

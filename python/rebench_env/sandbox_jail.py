@@ -22,10 +22,14 @@ The as-agent broker then
    private empty ``/tmp``, ``/var/tmp``, ``/run``, ``/dev/shm``, home and the sandbox's writable mounts, the
    workspace read-only, and only the grader's ``--bind-rw`` directories writable.
 
+4. once the last jailed call of the freeze is gone, and before the agent's processes run again, evicts the
+   page cache of every file the jail shared with the agent (``evict_shared_page_cache``): pages a call read
+   or evicted would otherwise tell the agent one bit each.
+
 So the call cannot write anything that outlives it (except into what the grader bound writable, which the
 grader reads and deletes), and what it learned leaves only through what the grader reports and the call's
 duration. Left open (docs/sandbox.md, "The one-shot jail"): timing (the call's total duration is visible to
-the agent) and shared kernel state such as the page cache.
+the agent) and kernel state read back by timing (the dentry cache, global counters), a few bits a call.
 
 The jail's own /proc needs a fully visible proc mount in the namespace it is made from (the kernel refuses a
 new proc in a user namespace otherwise, and bubblewrap and container engines cover parts of theirs): the
@@ -39,6 +43,7 @@ import ctypes
 import os
 import signal
 import stat
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
@@ -227,6 +232,106 @@ def _kind(mode: int) -> str:
     return "socket" if stat.S_ISSOCK(mode) else "FIFO" if stat.S_ISFIFO(mode) else "device node"
 
 
+_PSEUDO_FILESYSTEMS = frozenset({"proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "mqueue", "debugfs", "tracefs",
+                                  "securityfs", "pstore", "bpf", "configfs", "fusectl", "hugetlbfs", "autofs", "binfmt_misc",
+                                  "efivarfs", "rpc_pipefs", "nsfs"})
+_OPEN_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+
+
+@dataclass
+class Eviction:
+    """What one ``evict_shared_page_cache`` did: files advised, entries it could not open, seconds."""
+
+    files: int = 0
+    skipped: int = 0
+    seconds: float = 0.0
+
+
+def shared_trees(config: JailConfig) -> tuple[list[str], set[str]]:
+    """(roots, skipped) of what a jail and the agent both see: the namespace's root without the jail's private
+    directories and pseudo file systems, and the workspace and kept paths, which the jail binds back."""
+    skipped = {"/proc", "/sys", "/dev", FULL_PROC_DIR, *_PRIVATE_DIRS, *config.writable_mounts}
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as f:
+            for line in f:
+                fields = line.split(" - ", 1)
+                mount_point = fields[0].split(" ")[4].encode("utf-8", "surrogateescape").decode("unicode_escape", "surrogateescape")
+                if len(fields) == 2 and fields[1].split(" ", 1)[0] in _PSEUDO_FILESYSTEMS:
+                    skipped.add(mount_point)
+    except (OSError, IndexError):
+        pass
+    return ["/", config.workspace, *config.keep], skipped
+
+
+def evict_shared_page_cache(config: JailConfig) -> Eviction:
+    """Drop the page cache of every regular file a jail could read and the agent can open, after a jailed call.
+
+    A jailed call that reads page N of a file leaves page N in the page cache after it is gone, and the agent
+    reads that back: with ``mincore`` on a file it owns (a sparse file of any size in the workspace costs no
+    disk), or with ``preadv2(RWF_NOWAIT)`` or the time of a read on any file it can open (a library under /usr);
+    a call that evicts a page (``posix_fadvise(DONTNEED)``, allowed on any file it can open) is read back the
+    same way. So once the last jailed call of a freeze is gone, and before the agent's processes run again,
+    every regular file of the trees the jail shares with the agent (``shared_trees``) is advised
+    POSIX_FADV_DONTNEED: what stays cached is what a process still maps (the agent's frozen ones, the
+    grader's) or has not written back, none of it the jail's doing. The walk opens each directory relative to
+    its parent (no path length limits it, no link is followed) and goes on past what it cannot open (the
+    broker is root: only entries removed meanwhile); it costs about a second per 150,000 files.
+    """
+    started = time.monotonic()
+    done = Eviction()
+    roots, skipped = shared_trees(config)
+    for root in dict.fromkeys(roots):
+        try:
+            fd = _open_directory(os.path.realpath(root))
+        except OSError:
+            continue
+        try:
+            _evict_below(fd, "" if root == "/" else root, skipped if root == "/" else set(), 0, done)
+        finally:
+            os.close(fd)
+    done.seconds = time.monotonic() - started
+    return done
+
+
+def _evict_below(fd: int, path: str, skipped: set[str], depth: int, done: Eviction) -> None:
+    try:
+        with os.scandir(fd) as listing:
+            entries = [(entry.name, entry.stat(follow_symlinks=False).st_mode) for entry in listing]
+    except OSError:
+        done.skipped += 1
+        return
+    for name, mode in entries:
+        if stat.S_ISDIR(mode):
+            child_path = f"{path}/{name}" if depth < 8 else ""
+            if child_path in skipped:
+                continue
+            if depth + 1 > MAX_WALK_DEPTH + 1:  # deeper than a jailed call's walk lets a workspace be
+                done.skipped += 1
+                continue
+            try:
+                child = os.open(name, _OPEN_DIRECTORY, dir_fd=fd)
+            except OSError:
+                done.skipped += 1
+                continue
+            try:
+                _evict_below(child, child_path, skipped, depth + 1, done)
+            finally:
+                os.close(child)
+        elif stat.S_ISREG(mode):
+            try:
+                file = os.open(name, _OPEN_FILE, dir_fd=fd)
+            except OSError:
+                done.skipped += 1
+                continue
+            try:
+                os.posix_fadvise(file, 0, 0, os.POSIX_FADV_DONTNEED)
+                done.files += 1
+            except OSError:
+                done.skipped += 1
+            finally:
+                os.close(file)
+
+
 def gpu_nodes() -> list[str]:
     """The NVIDIA device nodes this namespace has (the sandbox's GPUs), for the jail's /dev."""
     try:
@@ -360,6 +465,8 @@ class AgentFreezer:
         """Each gives pids whose process trees are left running (the broker's calls)."""
         self.holds = 0
         self.stopped: set[int] = set()
+        self.before_thaw: list[Callable[[], None]] = []
+        """Run when the last hold is released, before the agent's processes are continued (the broker's eviction)."""
 
     def hold(self) -> None:
         self.holds += 1
@@ -371,6 +478,11 @@ class AgentFreezer:
             return
         self.holds -= 1
         if self.holds == 0:
+            for hook in self.before_thaw:
+                try:
+                    hook()
+                except Exception as e:  # noqa: BLE001 - the agent must run again whatever a hook did
+                    print(f"rebench-freezer: before_thaw failed: {e!r}", file=sys.stderr, flush=True)
             self._thaw()
 
     @property

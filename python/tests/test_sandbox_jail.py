@@ -163,3 +163,82 @@ def test_jail_argv_makes_private_what_a_kept_path_would_bring_back_and_binds_a_k
     kept = pairs.index(("--ro-bind", str(keep), str(keep)))
     assert tmp < kept < pairs.index(("--tmpfs", str(cache)))
     assert pairs[kept + 1] == ("--ro-bind", "/dev/null", f"{keep}/s.sock")
+
+
+
+def _resident_pages(path: Path) -> int:
+    """Pages of ``path`` in the page cache (mincore on a shared map of the whole file: its owner may ask)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    size = path.stat().st_size
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        address = libc.mmap(None, size, 1, 1, fd, 0)  # PROT_READ, MAP_SHARED
+    finally:
+        os.close(fd)
+    try:
+        vec = (ctypes.c_ubyte * ((size + 4095) // 4096))()
+        assert libc.mincore(ctypes.c_void_p(address), ctypes.c_size_t(size), vec) == 0, ctypes.get_errno()
+        return sum(v & 1 for v in vec)
+    finally:
+        libc.munmap(ctypes.c_void_p(address), ctypes.c_size_t(size))
+
+
+def _read_pages(path: Path, pages: range) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+        for page in pages:
+            os.pread(fd, 1, page * 4096)
+    finally:
+        os.close(fd)
+
+
+def test_the_page_cache_of_every_file_below_a_tree_is_evicted_at_any_depth(tmp_path):
+    """What a jailed call read stays cached for the agent to see (mincore on its own sparse file): the eviction's
+    walk drops it, in a file at the top and at the bottom of a chain past PATH_MAX, and follows no link."""
+    top = tmp_path / "top.bin"
+    with open(top, "wb") as f:
+        f.truncate(8 << 20)
+    home = os.open(".", os.O_RDONLY)
+    try:
+        os.chdir(tmp_path)
+        for part in LONG_CHAIN:
+            os.mkdir(part)
+            os.chdir(part)
+        with open("deep.bin", "wb") as f:
+            f.truncate(8 << 20)
+        deep_dir = os.open(".", os.O_RDONLY)
+    finally:
+        os.fchdir(home)
+        os.close(home)
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.bin"
+    with open(outside, "wb") as f:
+        f.truncate(1 << 20)
+    (tmp_path / "link.bin").symlink_to(outside)
+    deep = Path(f"/proc/self/fd/{deep_dir}/deep.bin")
+    try:
+        for path in (top, deep, outside):
+            _read_pages(path, range(0, 256, 16))
+        assert [_resident_pages(p) for p in (top, deep, outside)] == [16, 16, 16]
+        done = sandbox_jail.Eviction()
+        fd = sandbox_jail._open_directory(str(tmp_path))
+        try:
+            sandbox_jail._evict_below(fd, str(tmp_path), set(), 0, done)
+        finally:
+            os.close(fd)
+        assert (done.files, done.skipped) == (2, 0)
+        assert [_resident_pages(p) for p in (top, deep, outside)] == [0, 0, 16]
+    finally:
+        os.close(deep_dir)
+        outside.unlink()
+
+
+def test_the_shared_trees_are_the_root_without_the_jails_private_places_and_pseudo_file_systems_plus_what_it_binds_back():
+    config = JailConfig(workspace="/home/agent/workspace", keep=["/home/agent/venv"], writable_mounts=["/scratch"])
+    roots, skipped = sandbox_jail.shared_trees(config)
+    assert roots == ["/", "/home/agent/workspace", "/home/agent/venv"]
+    assert {"/proc", "/sys", "/dev", "/tmp", "/home", "/run", "/scratch"} <= skipped

@@ -173,6 +173,83 @@ for parts in made:
 print(json.dumps({'tried': tried, 'reached': reached}))
 `;
 
+/**
+ * Python, as the agent: `pages.py prepare` makes `pc-own.bin` (a sparse 64 MiB file of its own) and picks 16
+ * pages (up to 16) of files of the system's (/usr, /opt/rebench) it can read and does not own, each evicted and not cached after (a probe with
+ * `preadv2(RWF_NOWAIT)` fails); `pages.py probe` says how many of the chosen pages are cached now: its own
+ * through `mincore`, the others through `RWF_NOWAIT` (each is probed once: a probe starts reading a page it
+ * does not find); `pages.py touch` reads them all itself (the control: the probes see what is cached).
+ */
+const AGENT_PAGES = `
+import ctypes, json, os, sys, time
+PAGE = 4096
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+def cached(path, page):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+        os.preadv(fd, [bytearray(1)], page * PAGE, os.RWF_NOWAIT)
+        return True
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+def evict(path):
+    fd = os.open(path, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)
+def resident_own(pages):
+    fd = os.open('pc-own.bin', os.O_RDONLY); size = os.fstat(fd).st_size
+    addr = libc.mmap(None, size, 1, 1, fd, 0); os.close(fd)
+    vec = (ctypes.c_ubyte * (size // PAGE))()
+    assert libc.mincore(ctypes.c_void_p(addr), ctypes.c_size_t(size), vec) == 0, ctypes.get_errno()
+    return sum(vec[p] & 1 for p in pages)
+if sys.argv[1] == 'prepare':
+    with open('pc-own.bin', 'wb') as f: f.truncate(64 << 20)
+    os.sync()  # dirty pages (files copied in just now) cannot be evicted
+    evict('pc-own.bin')
+    own = [64 * k for k in range(1, 17)]
+    others, me = [], os.getuid()
+    for top in ('/usr/share', '/usr/lib', '/opt/rebench', sys.prefix):  # /usr of a container (overlayfs) takes no RWF_NOWAIT
+        for d, subdirs, files in os.walk(top):
+            subdirs.sort(); files.sort()
+            for n in files:
+                path = os.path.join(d, n)
+                try:
+                    st = os.lstat(path)
+                    if not (st.st_mode & 0o170000 == 0o100000 and st.st_uid != me and st.st_size > PAGE and not st.st_mode & 0o111):
+                        continue
+                    evict(path)
+                    if not cached(path, 1):
+                        others.append([path, 1])
+                except OSError:
+                    continue
+                if len(others) == 16: break
+            if len(others) == 16: break
+        if len(others) == 16: break
+    time.sleep(0.5)
+    for path, _ in others: evict(path)
+    json.dump({'own': own, 'others': others}, open('pc-pages.json', 'w'))
+    print(json.dumps({'others': len(others), 'own': resident_own(own)}))
+else:
+    chosen = json.load(open('pc-pages.json'))
+    if sys.argv[1] == 'touch':
+        for p in chosen['own']: os.pread(os.open('pc-own.bin', os.O_RDONLY), 1, p * PAGE)
+        for path, p in chosen['others']: os.pread(os.open(path, os.O_RDONLY), 1, p * PAGE)
+    print(json.dumps({'own': resident_own(chosen['own']), 'others': sum(cached(path, p) for path, p in chosen['others'])}))
+`;
+
+/** Python, in the jail: reads every page `pages.py prepare` chose (what code with hidden inputs would encode them by). */
+const JAILED_PAGES = `
+import json, os
+chosen = json.load(open('pc-pages.json'))
+fd = os.open('pc-own.bin', os.O_RDONLY)
+for p in chosen['own']: os.pread(fd, 1, p * 4096)
+for path, p in chosen['others']:
+    f = os.open(path, os.O_RDONLY); os.pread(f, 1, p * 4096); os.close(f)
+print('read')
+`;
+
 export function jailContract(name: string, backend: () => SandboxBackend, options: JailContractOptions = {}): void {
   const suite = options.skip ? describe.skip : describe;
   suite(`Jail contract: ${name}${options.skip ? ` (skipped: ${options.skip})` : ""}`, () => {
@@ -286,6 +363,24 @@ export function jailContract(name: string, backend: () => SandboxBackend, option
       expect(longGaps).toBe(1);
       expect(ticks).toBeGreaterThan(3); // it ticked before and after
     });
+
+    test("pages a jailed call reads leave no trace in the page cache the agent can see, in its own files or the system's", async () => {
+      await sandbox.writeFile(`${sandbox.paths.workspace}/pages.py`, AGENT_PAGES);
+      await sandbox.writeFile(`${sandbox.paths.workspace}/jailed_pages.py`, JAILED_PAGES);
+      const prepared = await sandbox.exec("python3 pages.py prepare", { timeoutMs: 120_000 });
+      expect(prepared.stderr).toBe("");
+      const found = JSON.parse(prepared.stdout) as { others: number; own: number };
+      expect(found.own).toBe(0);
+      expect(found.others).toBeGreaterThanOrEqual(8); // pages of the system's files, each found uncached
+      const jailed = await grader("$REBENCH_AS_AGENT --jail -- python3 jailed_pages.py");
+      expect(jailed.stderr).toBe("");
+      expect(jailed.stdout).toBe("read\n");
+      // Before the broker evicted what a jail shares with the agent, all came back cached (a bit a page).
+      expect(JSON.parse((await sandbox.exec("python3 pages.py probe")).stdout)).toEqual({ own: 0, others: 0 });
+      // The control: what the agent reads itself, the same probes see.
+      expect(JSON.parse((await sandbox.exec("python3 pages.py touch")).stdout)).toEqual({ own: 16, others: found.others });
+      await sandbox.exec("rm -f pc-own.bin pc-pages.json pages.py jailed_pages.py");
+    }, 180_000);
 
     test("processes a jailed call leaves behind die with it", async () => {
       const jailed = await grader("$REBENCH_AS_AGENT --jail -- sh -c 'nohup sleep 1007 > /dev/null 2>&1 & setsid sleep 1008 > /dev/null 2>&1 & echo started'");
