@@ -161,7 +161,11 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
       start: result.start,
       reference: result.reference,
       gapOverStd: result.gapOverStd,
+      minutes: result.minutes,
     });
+    // Each solution's mean minutes a run, what `calibrate --all` expects a calibration of it to take.
+    expect(result.minutes.start).toBeGreaterThan(0);
+    expect(result.minutes.reference).toBeGreaterThan(0);
     const again = defineEchoCopy(family.dir, "test_echo_steady_again");
     expect(Object.keys(again.variants.mini.calibrations).sort()).toEqual([ELSEWHERE_CLASS, HERE].sort());
     const run = await rebench(
@@ -205,6 +209,40 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
     expect(report.code, report.stderr).toBe(0);
     expect(report.stderr).toContain(`${again.name}/mini normalized by ${HERE}, ${result.date.slice(0, 10)}, N=2 (1 run).\n`);
     expect(report.stderr).toContain(`Left out 4 run(s): no normalized score: ${NO_ENTRY(family.name)}.\n`);
+  });
+
+  test("several names are calibrated one after another: a plan with what each is expected to take first, a failure does not stop the others, and the exit says what is not done", async () => {
+    const steady = echoCopy(root, "test_echo_many_steady", grader("steady.py"));
+    const drift = echoCopy(root, "test_echo_many_drift", grader("drift.py"));
+    const db = path.join(root, "many.db");
+    const args = ["calibrate", drift.name, steady.name, "--variant", "mini", "--runs", "2", "--backend", TEST_BACKEND, "--db", db, "--write"];
+    const planned = await rebench(...args, "--dry-run");
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stdout).toMatch(new RegExp(`^${drift.name}/mini +no +2 \\+ 2 runs +unknown$`, "m"));
+    expect(planned.stdout).toMatch(/expected duration unknown: no calibration of these variants/);
+    expect(await storedRuns(db)).toHaveLength(0);
+    const first = await rebench(...args);
+    expect(first.code).toBe(1);
+    expect(first.stdout).toMatch(new RegExp(`\\[1/2\\] ${drift.name}/mini\n[\\s\\S]*\\[2/2\\] ${steady.name}/mini\n`));
+    expect(first.stdout).toMatch(new RegExp(`^${drift.name}/mini +not done: ${drift.name}/mini fails the calibration rule`, "m"));
+    expect(first.stdout).toMatch(new RegExp(`^${steady.name}/mini +calibrated \\(written\\)$`, "m"));
+    expect(first.stderr).toMatch(new RegExp(`1 of 2 calibrations are not done \\(${drift.name}\\)`));
+    expect(readCalibrationFile(drift.dir)?.mini).toBeUndefined();
+    const written = readCalibrationFile(steady.dir)!.mini![HERE]!;
+    // The plan now knows how long the steady one takes (its entry's minutes) and the drifting one (its runs in the store).
+    const again = await rebench(...args, "--dry-run", "--json");
+    expect(again.code, again.stderr).toBe(0);
+    const plan = JSON.parse(again.stdout).plan as { name: string; minutes: number; minutesFrom: string }[];
+    expect(plan.find((p) => p.name === steady.name)).toMatchObject({
+      minutesFrom: `its runs on ${HERE}`,
+      minutes: 2 * (written.minutes!.start + written.minutes!.reference),
+    });
+    expect(plan.find((p) => p.name === drift.name)).toMatchObject({ minutesFrom: "earlier runs in the store" });
+    // --all plans every listed environment (none of these test copies): here, without running anything.
+    const all = await rebench("calibrate", "--all", "--variant", "mini", "--dry-run", "--db", db, "--json");
+    expect(all.code, all.stderr).toBe(0);
+    expect((JSON.parse(all.stdout).plan as { name: string }[]).map((p) => p.name)).toContain("scaling_law");
+    expect((await rebench("calibrate", "--all", steady.name, "--variant", "mini")).stderr).toMatch(/names or --all, not both/);
   });
 
   test("fails the rule with exit 1 when start and reference overlap, writes nothing, and names the machine class it measured", async () => {

@@ -38,6 +38,8 @@ export const VariantCalibration = z.object({
   gapOverStd: z.number().finite().nonnegative().nullable(),
   /** Free text: conditions of the measurement worth knowing. */
   note: z.string().optional(),
+  /** Mean wall-clock minutes of one run of each solution (set-up to end): what `rebench calibrate --all` expects a calibration to take. */
+  minutes: z.object({ start: z.number().nonnegative(), reference: z.number().nonnegative() }).optional(),
 });
 export type VariantCalibration = z.infer<typeof VariantCalibration>;
 

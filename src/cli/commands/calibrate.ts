@@ -23,7 +23,15 @@ import {
   type VariantCalibration,
 } from "../../core/index.js";
 import { environmentDigest } from "../../environments/environment-digest.js";
-import { calibrationPath, checkTask, getEnvironment, requireImplementation, writeVariantCalibration } from "../../environments/index.js";
+import {
+  calibrationPath,
+  checkTask,
+  getEnvironment,
+  listEnvironments,
+  readCalibrationFile,
+  requireImplementation,
+  writeVariantCalibration,
+} from "../../environments/index.js";
 import type { RunStore } from "../../store/index.js";
 import { resolveDbPath, storeDisplay } from "../../store/index.js";
 import { runAgentBatch } from "../agent-batch.js";
@@ -58,6 +66,9 @@ interface CalibrateOptions {
   resume?: boolean;
   maxNewRuns?: number;
   only?: string;
+  all?: boolean;
+  again?: boolean;
+  dryRun?: boolean;
 }
 
 /** How long the machine is watched before a timing-sensitive calibration starts. */
@@ -75,7 +86,7 @@ export function registerCalibrate(program: Command, io: Io): void {
       program
         .command("calibrate")
         .description(COMMAND_SUMMARIES.calibrate)
-        .argument("<name>", "environment name (see `rebench environments list`)")
+        .argument("[names...]", "environment names (see `rebench environments list`), one after another; or --all")
         .requiredOption("--variant <variant>", "mini, gpu or paper")
         .option("--runs <n>", "runs of each solution (at least 2)", atLeastTwo, 5)
         .option(
@@ -111,6 +122,12 @@ export function registerCalibrate(program: Command, io: Io): void {
           "--only <solution>",
           "start or reference: run only that solution's runs (with --resume: a calibration split over calls, the reference's first to see the gap early)",
         )
+        .option(
+          "--all",
+          "every environment listed whose variant is available and has no entry for this machine's class yet (--again: those too), one after another, keeping finished runs (--resume)",
+        )
+        .option("--again", "with --all: also the environments already calibrated for this machine's class")
+        .option("--dry-run", "print what would be calibrated, what is skipped and why, and the expected duration; run nothing")
         .option("--progress <seconds>", "seconds between progress lines when not on a terminal", positiveNumber("--progress"), 30)
         .option("--json", "print one JSON object: {environment, variant, machine, start: {mean, std, n, values}, reference, gapOverStd, pass, ...}"),
     ).addHelpText(
@@ -121,9 +138,141 @@ export function registerCalibrate(program: Command, io: Io): void {
         "\nrefuses runs scored under contention (exit 1); --allow-busy overrides both.\n\nExamples:\n" +
         "  rebench calibrate optimize_kernel --variant mini\n  rebench calibrate optimize_kernel --variant gpu --runs 5 --write\n" +
         "  rebench calibrate scaling_law --variant gpu --runs 3 --concurrency 2 --write   # two runs at a time, on GPUs 0 and 1\n" +
-        "  rebench calibrate finetune_gpt2_qa --variant gpu --runs 5 --concurrency 5 --runs-per-gpu 5   # five runs at a time on one GPU",
+        "  rebench calibrate finetune_gpt2_qa --variant gpu --runs 5 --concurrency 5 --runs-per-gpu 5   # five runs at a time on one GPU\n" +
+        "  rebench calibrate --all --variant mini --write --dry-run   # what a new machine class needs, and how long\n" +
+        "  rebench calibrate --all --variant mini --write --db calibration.db   # all of it; run it again to go on",
     ),
-  ).action((name: string, options: CalibrateOptions) => calibrate(name, options, io));
+  ).action((names: string[], options: CalibrateOptions) => calibrateMany(names, options, io));
+}
+
+/** One variant in the plan of `calibrate --all` (or of several names): what runs, or why not, and how long it may take. */
+interface Planned {
+  name: string;
+  skip?: string;
+  timingSensitive: boolean;
+  /** Expected minutes of the whole calibration (runs of both solutions), and where the number comes from. */
+  minutes?: number;
+  minutesFrom?: string;
+}
+
+async function calibrateMany(names: string[], options: CalibrateOptions, io: Io): Promise<void> {
+  if (options.all && names.length > 0) throw new InvalidInputError("give environment names or --all, not both");
+  if (!options.all && names.length === 0) {
+    throw new InvalidInputError("name the environment to calibrate (or several), or give --all", { hint: "`rebench environments list` lists them" });
+  }
+  if (options.again && !options.all) throw new InvalidInputError("--again goes with --all (named environments are calibrated whatever they hold)");
+  if (names.length === 1 && !options.dryRun) return calibrate(names[0]!, options, io);
+  if (options.json && !options.dryRun) {
+    throw new InvalidInputError("--json prints one calibration: give one name (each calibration's numbers are in its store and calibration.json)");
+  }
+  const variant = parseWith(Variant, options.variant, "--variant");
+  const machine = await probeMachine();
+  const db = resolveDbPath(options.db);
+  const plan = await withStore(db, async (store) => {
+    const out: Planned[] = [];
+    for (const name of options.all ? listEnvironments().map((f) => f.name) : names) out.push(await planOne(store, name, variant, machine, options));
+    return out;
+  });
+  const todo = plan.filter((p) => p.skip === undefined);
+  const known = todo.filter((p) => p.minutes !== undefined);
+  const total = known.reduce((sum, p) => sum + p.minutes!, 0);
+  const expected =
+    todo.length === 0
+      ? "nothing to calibrate"
+      : known.length === 0
+        ? "expected duration unknown: no calibration of these variants on any machine recorded its runs' minutes, nor does the store hold runs of them"
+        : `expected ${formatMinutes(total)}${known.length < todo.length ? ` for ${known.length} of ${todo.length} (the others' duration is unknown here)` : ""}`;
+  const planText = formatTable(plan, [
+    { header: "ENVIRONMENT", value: (p) => `${p.name}/${variant}` },
+    { header: "TIMING", value: (p) => (p.timingSensitive ? "yes" : "no") },
+    { header: "PLAN", value: (p) => p.skip ?? `${options.runs} + ${options.runs} runs` },
+    { header: "EXPECTED", value: (p) => (p.skip !== undefined ? "" : p.minutes === undefined ? "unknown" : `${formatMinutes(p.minutes)} (${p.minutesFrom})`) },
+  ]);
+  if (options.json) {
+    printJson(io, { variant, machineClass: machineClass(machine, "cpu") ?? null, plan, expectedMinutes: total, store: storeDisplay(db) });
+    return;
+  }
+  io.out(`Calibration plan for ${describeMachine(machine)}, store ${storeDisplay(db)}:\n${planText}\n${expected}\n`);
+  if (options.dryRun) return;
+  const results: { name: string; error?: string }[] = [];
+  for (const [i, p] of todo.entries()) {
+    io.out(`\n[${i + 1}/${todo.length}] ${p.name}/${variant}${p.minutes === undefined ? "" : ` (expected ${formatMinutes(p.minutes)})`}\n`);
+    try {
+      await calibrate(p.name, { ...options, resume: options.all ? true : options.resume }, io);
+      results.push({ name: p.name });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      io.err(`rebench: ${p.name}/${variant}: ${message}\n`);
+      results.push({ name: p.name, error: message });
+    }
+  }
+  const failed = results.filter((r) => r.error !== undefined);
+  io.out(
+    `\n${formatTable(results, [
+      { header: "ENVIRONMENT", value: (r) => `${r.name}/${variant}` },
+      { header: "RESULT", value: (r) => (r.error === undefined ? (options.write ? "calibrated (written)" : "calibrated") : `not done: ${r.error}`) },
+    ])}\n`,
+  );
+  if (failed.length > 0) {
+    const again = options.all ? `rebench calibrate --all --variant ${variant}${options.write ? " --write" : ""} --db ${storeDisplay(db)}` : "";
+    throw new ReportedFailureError(`${failed.length} of ${results.length} calibrations are not done (${failed.map((r) => r.name).join(", ")})`, {
+      hint: again
+        ? `run \`${again}\` again (on a quiet machine for the timing-sensitive ones): the finished runs are kept`
+        : "each line above says why; run them again with --resume: the finished runs are kept",
+    });
+  }
+}
+
+/** Whether `name`'s variant runs here, and how long its calibration is expected to take. */
+async function planOne(store: RunStore, name: string, variant: Variant, machine: MachineInfo, options: CalibrateOptions): Promise<Planned> {
+  const family = getEnvironment(name);
+  const definition = family.variants[variant];
+  const timingSensitive = definition.manifest.scoring.timingSensitive;
+  if (definition.availability.status === "unavailable") return { name, timingSensitive, skip: `skipped: not available (${definition.availability.reason})` };
+  const cls = machineClass(machine, definition.classKind);
+  if (cls === undefined) return { name, timingSensitive, skip: "skipped: calibrated per GPU model and this machine has no GPU" };
+  const entries = readCalibrationFile(family.dir)?.[variant] ?? {};
+  const here = entries[cls];
+  if (options.all && here && !options.again)
+    return { name, timingSensitive, skip: `skipped: calibrated for ${cls} on ${here.date.slice(0, 10)} (--again redoes it)` };
+  const concurrency = options.concurrency ?? 1;
+  const measured: [string, VariantCalibration] | undefined = here?.minutes ? [cls, here] : Object.entries(entries).find(([, e]) => e.minutes !== undefined);
+  if (measured?.[1].minutes) {
+    const m = measured[1].minutes;
+    return { name, timingSensitive, minutes: (options.runs * (m.start + m.reference)) / concurrency, minutesFrom: `its runs on ${measured[0]}` };
+  }
+  const digest = environmentDigest(family.dir, requireImplementation(family.name, variant));
+  const prior = { start: [] as number[], reference: [] as number[] };
+  for (const run of await store.listRuns({ environment: family.name, variant, states: ["finished"] })) {
+    const actions = run.spec.config.actions;
+    if ((actions === "start" || actions === "reference") && run.spec.provenance?.environmentDigest === digest) {
+      const minutes = runMinutes(run);
+      if (minutes !== undefined) prior[actions].push(minutes);
+    }
+  }
+  if (prior.start.length > 0 && prior.reference.length > 0) {
+    return {
+      name,
+      timingSensitive,
+      minutes: (options.runs * (mean(prior.start) + mean(prior.reference))) / concurrency,
+      minutesFrom: "earlier runs in the store",
+    };
+  }
+  return { name, timingSensitive };
+}
+
+function runMinutes(run: RunSummary): number | undefined {
+  const from = Date.parse(run.createdAt);
+  const to = run.finishedAt === null ? Number.NaN : Date.parse(run.finishedAt);
+  return Number.isFinite(from) && Number.isFinite(to) && to >= from ? (to - from) / 60_000 : undefined;
+}
+
+function mean(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+function formatMinutes(minutes: number): string {
+  return minutes < 90 ? `${Math.max(1, Math.round(minutes))} min` : `${(minutes / 60).toFixed(1)} h`;
 }
 
 async function calibrate(name: string, options: CalibrateOptions, io: Io): Promise<void> {
@@ -222,6 +371,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     start,
     reference,
     gapOverStd: verdict.gapOverStd === null ? null : round(verdict.gapOverStd),
+    ...solutionMinutes(startRuns, referenceRuns),
     ...(options.allowBusy && timingSensitive ? { note: busyNote(busyBefore, contendedCount, startRuns.length + referenceRuns.length) } : {}),
     // Refused for timing-sensitive variants (agent-batch.ts), so it never meets the --allow-busy note.
     ...((options.runsPerGpu ?? 1) > 1
@@ -382,6 +532,14 @@ async function priorCalibrationRuns(
       r.spec.provenance?.environmentDigest === want.digest &&
       r.spec.machineClass === want.machineClass,
   );
+}
+
+/** `minutes` of a calibration entry: the mean wall-clock minutes of a run of each solution, when every run has both ends. */
+function solutionMinutes(startRuns: readonly RunSummary[], referenceRuns: readonly RunSummary[]): Pick<VariantCalibration, "minutes"> {
+  const start = startRuns.map(runMinutes);
+  const reference = referenceRuns.map(runMinutes);
+  if ([...start, ...reference].some((m) => m === undefined)) return {};
+  return { minutes: { start: round(mean(start as number[])), reference: round(mean(reference as number[])) } };
 }
 
 function batchOf(runs: readonly RunSummary[]): string | null {
