@@ -275,10 +275,12 @@ def evict_shared_page_cache(config: JailConfig) -> Eviction:
     POSIX_FADV_DONTNEED: what stays cached is what a process still maps (the agent's frozen ones, the
     grader's) or has not written back, none of it the jail's doing. The walk opens each directory relative to
     its parent (no path length limits it, no link is followed) and goes on past what it cannot open (the
-    broker is root: only entries removed meanwhile); it costs about a second per 150,000 files.
+    broker is root: only entries removed meanwhile); it costs about a second per 150,000 files. It starts once
+    no read is in flight (``wait_for_reads``), so that pages the call asked for last are there to evict.
     """
     started = time.monotonic()
     done = Eviction()
+    wait_for_reads()
     roots, skipped = shared_trees(config)
     for root in dict.fromkeys(roots):
         try:
@@ -291,6 +293,24 @@ def evict_shared_page_cache(config: JailConfig) -> Eviction:
             os.close(fd)
     done.seconds = time.monotonic() - started
     return done
+
+
+def wait_for_reads(most_s: float = 5.0) -> None:
+    """Wait until no block device has a request in flight (``/proc/diskstats``), at most ``most_s`` seconds.
+
+    A page being read cannot be evicted: reads a jailed call queued just before it ended (``readahead`` of
+    gigabytes) would land after the walk passed their file. Other work on the host can keep requests in flight
+    for longer than ``most_s``; the walk then starts anyway.
+    """
+    deadline = time.monotonic() + most_s
+    while time.monotonic() < deadline:
+        try:
+            with open("/proc/diskstats") as f:
+                if not any(int(fields[11]) for fields in (line.split() for line in f) if len(fields) > 11):
+                    return
+        except (OSError, ValueError):
+            return
+        time.sleep(0.01)
 
 
 def _evict_below(fd: int, path: str, skipped: set[str], depth: int, done: Eviction) -> None:
