@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import queue
 import socket
 import socketserver
@@ -209,15 +210,26 @@ def serve(args: argparse.Namespace) -> None:
     server.serve_forever()
 
 
+REPRODUCIBLE_CPU_ENV = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
+"""An experiment on an x86 CPU computes the same floats on every x86 CPU with AVX2: torch's own kernels (its
+dispatch picks AVX512 where the CPU has it, AVX2 elsewhere), MKL's (which picks by vendor as well as by
+instruction set) and oneDNN's are pinned to one code path. Without it the runs' weights differ between
+kernel paths (bench/cpu_determinism.py), a reference run's nine losses differ between an AMD EPYC and an
+Intel Xeon VM, and its fitted law with them (README, "Calibration")."""
+
+
 def child_device(device: str) -> tuple[dict[str, str], str]:
     """(environment, device) for an experiment's process on ``device``: on ``cuda:i`` the process sees GPU ``i``
-    alone, as ``cuda`` (so nothing of it lands on another slot's GPU, such as pinned-memory copies' context)."""
+    alone, as ``cuda`` (so nothing of it lands on another slot's GPU, such as pinned-memory copies' context); on
+    an x86 CPU the kernels are pinned (``REPRODUCIBLE_CPU_ENV``)."""
     env = dict(os.environ)
     if device.startswith("cuda:"):
         index = int(device.partition(":")[2])
         visible = [v for v in env.get("CUDA_VISIBLE_DEVICES", "").split(",") if v.strip()]
         env["CUDA_VISIBLE_DEVICES"] = visible[index] if index < len(visible) else str(index)
         return env, "cuda"
+    if device == "cpu" and platform.machine().lower() in ("x86_64", "amd64"):
+        env.update(REPRODUCIBLE_CPU_ENV)
     return env, device
 
 

@@ -71,7 +71,8 @@ def run_point(variant: str, point: dict[str, Any], data_dir: str, out: Path, see
     """Train one point through ``train.py --launched`` and save its record; returns it."""
     experiment = training.check_request(training.SETTINGS[variant], {"n_embd": point["n_embd"], "max_iters": point["max_iters"],
                                                                    "seed": seed, "log_interval": max(1, point["max_iters"] // 50)})  # fmt: skip
-    env, child = launcher.child_device(device) if device else (dict(os.environ), None)  # on cuda:i it sees that GPU alone
+    # On cuda:i it sees that GPU alone; on the CPU its kernels are pinned as the launcher's (REPRODUCIBLE_CPU_ENV).
+    env, child = launcher.child_device(device) if device else (launcher.child_device("cpu")[0], None)
     with tempfile.TemporaryDirectory() as tmp:
         spec = Path(tmp) / "spec.json"
         spec.write_text(json.dumps({"variant": variant, "experiment": experiment, "data_dir": data_dir, "device": child}))

@@ -119,3 +119,37 @@ def test_fixed_hyperparameters_cannot_be_set_in_a_config(tmp_path):
     proc = client(tmp_path / "ws", "--n_embd=32", "--max_iters=4", "--batch_size=64")
     _, err = proc.communicate(timeout=60)
     assert proc.returncode != 0 and "fixed by the task" in err
+
+
+
+def _val_loss_under(dispatch: str, root: Path, token_dir: Path, monkeypatch: pytest.MonkeyPatch) -> float:
+    """An experiment's val_loss through a launcher started where the CPU would dispatch ``dispatch`` kernels."""
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", dispatch)
+    monkeypatch.setenv("MKL_ENABLE_INSTRUCTIONS", dispatch.upper())
+    monkeypatch.setenv("REBENCH_SCALING_LAUNCHER", str(root / "sock" / "launcher.sock"))
+    monkeypatch.setenv("PYTHONPATH", PYTHONPATH)
+    protected = root / "protected"
+    (protected / "assets").mkdir(parents=True)
+    (protected / "assets" / "tokens-bpe1k").symlink_to(token_dir)
+    paths = launcher_control.Paths.of(protected, "mini")
+    state = launcher_control.start(paths, "mini")
+    try:
+        ws = root / "ws"
+        ws.mkdir()
+        (ws / "cfg.py").write_text("n_embd = 32\nmax_iters = 60\nrun_name = 'pin'\nlog_interval = 20\n")
+        proc = client(ws, "cfg.py")
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        return json.loads((ws / "losses" / "pin.json").read_text())["val_loss"]
+    finally:
+        os.killpg(state["pid"], signal.SIGKILL)
+
+
+def test_an_experiment_on_the_cpu_runs_the_same_kernels_whatever_the_cpu_would_dispatch(tmp_path, token_dir, monkeypatch):
+    """ATEN_CPU_CAPABILITY and MKL's instruction set stand for the CPU (an AVX512 one picks other kernels than an
+    AVX2 one, MKL picks by vendor too): the launcher pins its experiments' kernels (REPRODUCIBLE_CPU_ENV), so
+    both give the same loss to the bit (without the pin they differ: 60 steps are enough to show it)."""
+    assert launcher.child_device("cpu")[0]["ATEN_CPU_CAPABILITY"] == "avx2"
+    wide = _val_loss_under("avx512", tmp_path / "wide", token_dir, monkeypatch)
+    narrow = _val_loss_under("avx2", tmp_path / "narrow", token_dir, monkeypatch)
+    assert wide == narrow
