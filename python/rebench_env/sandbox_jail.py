@@ -451,7 +451,14 @@ def in_host_pid_namespace() -> bool:
 
 
 def _proc_stat(pid: int) -> tuple[str, int, int] | None:
-    """(state, ppid, real uid) of ``pid``, or None if it is gone."""
+    """(state, ppid, real uid) of the process ``pid``, or None if it is gone.
+
+    The state is that of its threads, not of its leader alone: a thread group whose leader has exited shows
+    the leader as a zombie (``Z``) while its other threads run (a red-team attacker's observer, 2026-12-06,
+    called ``SYS_exit`` on its main thread and read a jailed call's files through ``/proc/PID/root`` and the
+    page cache live, frozen by nothing). So the first thread that is neither stopped nor dead gives the state,
+    and a process is stopped only when every thread is.
+    """
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             data = f.read()
@@ -461,7 +468,25 @@ def _proc_stat(pid: int) -> tuple[str, int, int] | None:
         return None
     fields = data[data.rindex(b")") + 2:].split()
     uid_line = next((line for line in status.splitlines() if line.startswith(b"Uid:")), b"Uid: -1")
-    return fields[0].decode(), int(fields[1]), int(uid_line.split()[1])
+    return _thread_state(pid, fields[0].decode()), int(fields[1]), int(uid_line.split()[1])
+
+
+def _thread_state(pid: int, leader: str) -> str:
+    """The state of the first thread of ``pid`` that is neither stopped nor dead, else the leader's."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return leader
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat", "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        state = data[data.rindex(b")") + 2:].split()[0].decode()
+        if state not in "TtZX":
+            return state
+    return leader
 
 
 def _pids() -> list[int]:
@@ -491,7 +516,14 @@ class AgentFreezer:
     def hold(self) -> None:
         self.holds += 1
         if self.holds == 1:
-            self._freeze()
+            try:
+                self._freeze()
+            except BaseException:
+                # Not frozen: give back the hold and continue what was stopped, or every later hold would
+                # count on a freeze that never happened.
+                self.holds -= 1
+                self._thaw()
+                raise
 
     def release(self) -> None:
         if self.holds == 0:

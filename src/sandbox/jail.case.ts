@@ -364,6 +364,35 @@ export function jailContract(name: string, backend: () => SandboxBackend, option
       expect(ticks).toBeGreaterThan(3); // it ticked before and after
     });
 
+    test("a process whose main thread has exited (its leader a zombie) is frozen with the others: its other threads stop too", async () => {
+      // A red-team attacker's observer (2026-12-06): the freezer read the leader's state only, saw Z, and left the
+      // process running; it read the jailed call's files through /proc/PID/root and the page cache live.
+      const ticker = [
+        "import ctypes, os, platform, threading, time",
+        "def tick():",
+        "    while True:",
+        "        open('/tmp/zticks', 'a').write('%.3f\\n' % time.time()); time.sleep(0.05)",
+        "open('/tmp/zpid', 'w').write(str(os.getpid()))",
+        "threading.Thread(target=tick).start()",
+        "time.sleep(0.2)",
+        "ctypes.CDLL(None).syscall(93 if platform.machine() == 'aarch64' else 60, 0)  # SYS_exit: this thread only",
+      ].join("\n");
+      await sandbox.writeFile(`${sandbox.paths.workspace}/zombie_leader.py`, ticker);
+      await sandbox.exec("rm -f /tmp/zticks /tmp/zpid; nohup python3 zombie_leader.py > /dev/null 2>&1 &");
+      const leader = await sandbox.exec(
+        "for i in $(seq 100); do test -s /tmp/zticks && break; sleep 0.05; done; sleep 0.5; " + "sed 's/.*) //' /proc/$(cat /tmp/zpid)/stat | cut -c1",
+      );
+      expect(leader.stdout.trim()).toBe("Z"); // the leader has exited; its ticking thread runs on
+      const jailed = await grader("$REBENCH_AS_AGENT --jail -- sleep 1.5");
+      expect(jailed.exitCode).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const gaps = await sandbox.exec("kill $(cat /tmp/zpid); awk 'NR > 1 && $1 - p > 1 { n++ } { p = $1 } END { print n + 0, NR }' /tmp/zticks");
+      const [longGaps, ticks] = gaps.stdout.trim().split(" ").map(Number);
+      expect(longGaps).toBe(1); // stopped for the call (it ticked straight through before the freezer read threads)
+      expect(ticks).toBeGreaterThan(3);
+      await sandbox.exec("rm -f zombie_leader.py /tmp/zticks /tmp/zpid");
+    });
+
     test("pages a jailed call reads leave no trace in the page cache the agent can see, in its own files or the system's", async () => {
       await sandbox.writeFile(`${sandbox.paths.workspace}/pages.py`, AGENT_PAGES);
       await sandbox.writeFile(`${sandbox.paths.workspace}/jailed_pages.py`, JAILED_PAGES);
