@@ -27,18 +27,23 @@ import train as training
 PYTHONPATH = str(Path(__file__).resolve().parents[3] / "python")
 
 
-@pytest.fixture()
-def running(tmp_path, token_dir, monkeypatch):
-    """A launcher for the mini variant on random tokens; yields its Paths; stopped afterwards."""
-    monkeypatch.setenv("REBENCH_SCALING_LAUNCHER", str(tmp_path / "sock" / "launcher.sock"))
+def start_launcher(root: Path, token_dir: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[launcher_control.Paths, int]:
+    """A launcher for the mini variant on random tokens under ``root``: its Paths and process group."""
+    monkeypatch.setenv("REBENCH_SCALING_LAUNCHER", str(root / "sock" / "launcher.sock"))
     monkeypatch.setenv("PYTHONPATH", PYTHONPATH)
-    protected = tmp_path / "protected"
+    protected = root / "protected"
     (protected / "assets").mkdir(parents=True)
     (protected / "assets" / "tokens-bpe1k").symlink_to(token_dir)
     paths = launcher_control.Paths.of(protected, "mini")
-    state = launcher_control.start(paths, "mini")
+    return paths, launcher_control.start(paths, "mini")["pid"]
+
+
+@pytest.fixture()
+def running(tmp_path, token_dir, monkeypatch):
+    """A launcher for the mini variant on random tokens; yields its Paths; stopped afterwards."""
+    paths, group = start_launcher(tmp_path, token_dir, monkeypatch)
     yield paths
-    os.killpg(state["pid"], signal.SIGKILL)
+    os.killpg(group, signal.SIGKILL)
 
 
 def client(workspace: Path, *args: str) -> subprocess.Popen[str]:
@@ -126,13 +131,7 @@ def _val_loss_under(dispatch: str, root: Path, token_dir: Path, monkeypatch: pyt
     """An experiment's val_loss through a launcher started where the CPU would dispatch ``dispatch`` kernels."""
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", dispatch)
     monkeypatch.setenv("MKL_ENABLE_INSTRUCTIONS", dispatch.upper())
-    monkeypatch.setenv("REBENCH_SCALING_LAUNCHER", str(root / "sock" / "launcher.sock"))
-    monkeypatch.setenv("PYTHONPATH", PYTHONPATH)
-    protected = root / "protected"
-    (protected / "assets").mkdir(parents=True)
-    (protected / "assets" / "tokens-bpe1k").symlink_to(token_dir)
-    paths = launcher_control.Paths.of(protected, "mini")
-    state = launcher_control.start(paths, "mini")
+    _, group = start_launcher(root, token_dir, monkeypatch)
     try:
         ws = root / "ws"
         ws.mkdir()
@@ -142,7 +141,7 @@ def _val_loss_under(dispatch: str, root: Path, token_dir: Path, monkeypatch: pyt
         assert proc.returncode == 0, err
         return json.loads((ws / "losses" / "pin.json").read_text())["val_loss"]
     finally:
-        os.killpg(state["pid"], signal.SIGKILL)
+        os.killpg(group, signal.SIGKILL)
 
 
 def test_an_experiment_on_the_cpu_runs_the_same_kernels_whatever_the_cpu_would_dispatch(tmp_path, token_dir, monkeypatch):
