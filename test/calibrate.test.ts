@@ -6,7 +6,7 @@ import { forgetEnvironmentDigests } from "../src/environments/environment-digest
 import { readCalibrationFile } from "../src/environments/index.js";
 import { newRunSpec } from "../src/runs/run-environment.js";
 import { SqliteRunStore } from "../src/store/index.js";
-import { rebench } from "./helpers/cli.js";
+import { rebench, replayRun } from "./helpers/cli.js";
 import { defineEchoCopy, echoCopy, FIXTURES_DIR } from "./helpers/echo-copy.js";
 import { registerFixtures, TEST_BACKEND } from "./helpers/register-fixtures.js";
 import { tempDir } from "./helpers/tmp.js";
@@ -168,21 +168,7 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
     expect(result.minutes.reference).toBeGreaterThan(0);
     const again = defineEchoCopy(family.dir, "test_echo_steady_again");
     expect(Object.keys(again.variants.mini.calibrations).sort()).toEqual([ELSEWHERE_CLASS, HERE].sort());
-    const run = await rebench(
-      "run",
-      again.name,
-      "--variant",
-      "mini",
-      "--agent",
-      "replay",
-      "--actions",
-      "start",
-      "--backend",
-      TEST_BACKEND,
-      "--db",
-      db,
-      "--json",
-    );
+    const run = await replayRun(again.name, "start", db);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).not.toMatch(/no normalized score/);
     const entry = { machineClass: HERE, date: result.date, runs: 2 };
@@ -287,21 +273,7 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
     expect(family.variants.mini.normalization).toMatchObject({ source: "shipped" }); // declared, and not used: the file has entries
     const reason = NO_ENTRY(family.name);
     const db = path.join(root, "elsewhere.db");
-    const run = await rebench(
-      "run",
-      family.name,
-      "--variant",
-      "mini",
-      "--agent",
-      "replay",
-      "--actions",
-      "start",
-      "--backend",
-      TEST_BACKEND,
-      "--db",
-      db,
-      "--json",
-    );
+    const run = await replayRun(family.name, "start", db);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain(`rebench: no normalized scores on this machine: ${reason}\n`);
     expect(run.stderr).toMatch(/finished \(submitted\): raw \S+, no normalized score \(/);

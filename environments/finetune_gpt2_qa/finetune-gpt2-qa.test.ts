@@ -16,7 +16,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
 import { registerExtraEnvironment } from "../../src/environments/registry.js";
 import { SqliteRunStore } from "../../src/store/index.js";
-import { rebench } from "../../test/helpers/cli.js";
+import { rebench, replayRun } from "../../test/helpers/cli.js";
 import { registerFixtures, TEST_BACKEND } from "../../test/helpers/register-fixtures.js";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { defineFinetuneGpt2Qa } from "./family.js";
@@ -45,7 +45,7 @@ beforeAll(async () => {
 describe("finetune_gpt2_qa (tiny profile, real sandbox)", () => {
   test("the starting solution's entry is scored by the grader user with the settings the jailed model.py gave", async () => {
     const db = path.join(root, "runs.db");
-    const run = await rebench("run", NAME, "--variant", "mini", "--agent", "replay", "--actions", "start", "--backend", TEST_BACKEND, "--db", db, "--json");
+    const run = await replayRun(NAME, "start", db);
     expect(run.code, run.stderr).toBe(0);
     const [summary] = JSON.parse(run.stdout).runs;
     const store = SqliteRunStore.open(db);

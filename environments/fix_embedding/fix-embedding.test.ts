@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
 import { registerExtraEnvironment } from "../../src/environments/registry.js";
 import { SqliteRunStore } from "../../src/store/index.js";
-import { rebench } from "../../test/helpers/cli.js";
+import { rebench, replayRun } from "../../test/helpers/cli.js";
 import { registerFixtures, TEST_BACKEND } from "../../test/helpers/register-fixtures.js";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { defineFixEmbedding } from "./family.js";
@@ -51,7 +51,7 @@ async function scoreLog(db: string, runId: string) {
 describe("fix_embedding (tiny profile, real sandbox)", () => {
   test("the starting score is the corrupted model's, and the replayed reference beats it", async () => {
     const db = path.join(root, "runs.db");
-    const start = await rebench("run", NAME, "--variant", "mini", "--agent", "replay", "--actions", "start", "--backend", TEST_BACKEND, "--db", db, "--json");
+    const start = await replayRun(NAME, "start", db);
     expect(start.code, start.stderr).toBe(0);
     const [startRun] = JSON.parse(start.stdout).runs;
     const log = await scoreLog(db, startRun.runId);
@@ -94,7 +94,7 @@ describe("fix_embedding (tiny profile, real sandbox)", () => {
     process.env.REBENCH_HOME = path.join(root, "empty-home");
     try {
       const db = path.join(root, "missing.db");
-      const run = await rebench("run", NAME, "--variant", "mini", "--agent", "replay", "--actions", "start", "--backend", TEST_BACKEND, "--db", db, "--json");
+      const run = await replayRun(NAME, "start", db);
       expect(run.code).not.toBe(0);
       expect(`${run.stdout}${run.stderr}`).toMatch(/not built[\s\S]*rebench assets build --only tokens-bpe512-tiny,tiny-small,tiny/);
     } finally {

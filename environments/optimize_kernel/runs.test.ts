@@ -16,7 +16,7 @@ import { describe, expect, test } from "vitest";
 import { registerExtraEnvironment } from "../../src/environments/registry.js";
 import { SqliteRunStore } from "../../src/store/index.js";
 import { calibratedTest } from "../../test/helpers/calibrated-test.js";
-import { rebench } from "../../test/helpers/cli.js";
+import { rebench, replayRun } from "../../test/helpers/cli.js";
 import { registerFixtures, TEST_BACKEND } from "../../test/helpers/register-fixtures.js";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { defineKernelEnvironment, family } from "./family.js";
@@ -50,23 +50,7 @@ function replays() {
   replayed ??= (async () => {
     const runs: Partial<Record<"start" | "reference", ReplayedRun>> = {};
     for (const actions of ["start", "reference"] as const) {
-      const result = await rebench(
-        "run",
-        "optimize_kernel",
-        "--variant",
-        "mini",
-        "--agent",
-        "replay",
-        "--actions",
-        actions,
-        "--db",
-        db,
-        "--backend",
-        TEST_BACKEND,
-        "--json",
-        "--progress",
-        "600",
-      );
+      const result = await replayRun("optimize_kernel", actions, db, "--progress", "600");
       expect(result.code, result.stderr).toBe(0);
       runs[actions] = JSON.parse(result.stdout).runs[0];
       expect(runs[actions]).toMatchObject({ state: "finished" });

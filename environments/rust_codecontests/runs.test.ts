@@ -14,7 +14,7 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, test } from "vitest";
 import { registerExtraEnvironment } from "../../src/environments/registry.js";
 import { SqliteRunStore } from "../../src/store/index.js";
-import { rebench } from "../../test/helpers/cli.js";
+import { rebench, replayRun } from "../../test/helpers/cli.js";
 import { registerFixtures, TEST_BACKEND } from "../../test/helpers/register-fixtures.js";
 import { testBackend } from "../../test/helpers/test-backend.js";
 import { tempDir } from "../../test/helpers/tmp.js";
@@ -106,23 +106,7 @@ describe("rust_codecontests mini in the sandbox", () => {
       const name = ciFamily("rcc_ci", 12);
       const raw: Record<string, number> = {};
       for (const actions of ["start", "reference"]) {
-        const result = await rebench(
-          "run",
-          name,
-          "--variant",
-          "mini",
-          "--agent",
-          "replay",
-          "--actions",
-          actions,
-          "--db",
-          db,
-          "--backend",
-          TEST_BACKEND,
-          "--json",
-          "--progress",
-          "600",
-        );
+        const result = await replayRun(name, actions, db, "--progress", "600");
         expect(result.code, result.stderr).toBe(0);
         const run = JSON.parse(result.stdout).runs[0];
         expect(run).toMatchObject({ state: "finished" });

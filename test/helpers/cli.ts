@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Io } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
+import { TEST_BACKEND } from "./test-backend.js";
 
 export interface CliResult {
   code: number;
@@ -29,6 +30,14 @@ export async function rebench(...args: string[]): Promise<CliResult> {
   };
   const code = await main(["node", "rebench", ...args], io);
   return { code, stdout, stderr };
+}
+
+/**
+ * `rebench run NAME --variant mini --agent replay --actions ACTIONS --backend TEST_BACKEND --db DB --json ...extra`:
+ * one replayed run of the test backend, its summary as JSON on stdout.
+ */
+export function replayRun(name: string, actions: string, db: string, ...extra: string[]): Promise<CliResult> {
+  return rebench("run", name, "--variant", "mini", "--agent", "replay", "--actions", actions, "--backend", TEST_BACKEND, "--db", db, "--json", ...extra);
 }
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
