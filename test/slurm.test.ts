@@ -74,10 +74,22 @@ async function until(db: string, what: string, done: (runs: Awaited<ReturnType<t
   throw new Error(`timed out waiting until ${what}`);
 }
 
-/** The run is inside the long command: an action `sleep N` without its observation. */
+/** The long command: it runs until the test lets it end (a file `go` in its workspace), however slow the machine. */
+const LONG = "until [ -e go ]; do sleep 0.2; done";
+
+/** The run is inside the long command: its action without its observation. */
 function inLongCommand(events: readonly StoredEvent[]): boolean {
   const last = events.filter(({ event }) => event.type === "action" || event.type === "observation").at(-1)?.event;
-  return last?.type === "action" && JSON.stringify(last.input).includes("sleep 30");
+  return last?.type === "action" && JSON.stringify(last.input).includes(JSON.stringify(LONG));
+}
+
+/** Let the long command of every run now inside it end: `go` in its workspace (either test backend's layout). */
+async function releaseLongCommands(db: string): Promise<void> {
+  for (const { run, events } of await snapshot(db)) {
+    if (!inLongCommand(events)) continue;
+    const workspace = [path.join(sandboxes, run.id, "home", "workspace"), path.join(sandboxes, run.id, "workspace")].find((d) => existsSync(d));
+    if (workspace) writeFileSync(path.join(workspace, "go"), "");
+  }
 }
 
 const types = (events: readonly StoredEvent[]) => events.map((e) => e.event.type);
@@ -213,7 +225,9 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
       { tool: "score" },
       { tool: "bash", input: { command: "sleep 0.1" } },
       { tool: "score" },
-      { tool: "bash", input: { command: "sleep 30" } },
+      // A command the agent ends with a signal: the job, asked, is running, so its observation is the run's own.
+      { tool: "bash", input: { command: "kill -TERM $$" } },
+      { tool: "bash", input: { command: LONG } },
       { tool: "score" },
       { tool: "submit", input: { submission: "after the crash" } },
     ]);
@@ -249,7 +263,13 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
     const [cancelled, running] = before.filter((r) => inLongCommand(r.events)) as [(typeof before)[number], (typeof before)[number]];
     const queued = before.find((r) => r.run.job === null)!;
     expect(queued.run.state).toBe("queued");
-    for (const { log } of [cancelled, running]) expect(log).toHaveLength(3); // the starting score and two score actions
+    for (const { log, events } of [cancelled, running]) {
+      expect(log).toHaveLength(3); // the starting score and two score actions
+      const killed = events.find(
+        ({ event }) => event.type === "observation" && event.tool === "bash" && /"signal":"SIGTERM"|"exitCode":143/.test(JSON.stringify(event.output)),
+      );
+      expect(killed?.event, JSON.stringify(events.map((e) => e.event))).toBeDefined();
+    }
 
     // scancel one job (as an operator or a preemption would): the job stops, its run stays where it was.
     const scancel = spawn("scancel", [cancelled.run.job!.id], { stdio: "ignore" });
@@ -264,7 +284,19 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
     expect(afterCancel.run.state).toBe("running");
     expect(existsSync(path.join(sandboxes, cancelled.run.id))).toBe(true);
 
-    const resume = await runCli(["runs", "resume", "--db", db]);
+    // Once resume has taken stock (it has submitted the cancelled run again), every long command may end: the
+    // job that lived on is still running when resume looks, however long this machine took to get here.
+    const resuming = exited(cli(["runs", "resume", "--db", db]));
+    let resumed = false;
+    void resuming.then(() => (resumed = true));
+    await until(db, "runs resume submitted the cancelled run again", (runs) =>
+      runs.some((r) => r.run.id === cancelled.run.id && r.events.filter((e) => e.event.type === "job_submitted").length === 2),
+    );
+    while (!resumed) {
+      await releaseLongCommands(db);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const resume = await resuming;
     expect(resume.code, resume.output).toBe(0);
     expect(resume.output).toMatch(/resumed 3 run\(s\), skipped 0/);
 
@@ -284,7 +316,11 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
     const submissions = again.events.filter((e) => e.event.type === "job_submitted");
     expect(submissions).toHaveLength(2);
     expect(submissions[1]!.event.type === "job_submitted" && submissions[1]!.event.request).toContain(`--nodelist=${cancelled.run.job!.node}`);
-    expect(again.events.some((e) => e.event.type === "observation" && JSON.stringify(e.event.output).includes('"interrupted":true'))).toBe(true);
+    // Slurm's SIGTERM reaches the sandbox's long command as well as the job's driver, and the command's end can reach
+    // the driver first: it is not written as the command's own (the job is no longer running), but as cut off.
+    const long = again.events.find((e) => e.event.type === "action" && JSON.stringify(e.event.input).includes(JSON.stringify(LONG)))!.event;
+    const answer = again.events.find((e) => e.event.type === "observation" && long.type === "action" && e.event.actionId === long.actionId)?.event;
+    expect(answer?.type === "observation" && answer.output, JSON.stringify(answer)).toMatchObject({ interrupted: true });
     expect(again.events.some((e) => e.event.type === "pause_started" && e.event.reason === "recovery")).toBe(true);
     expect(again.log.length).toBeGreaterThanOrEqual(5);
     // The run whose job lived on: waited for, never submitted again; the queued one: submitted once.
@@ -298,7 +334,7 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
     const db = await freshDatabase();
     const actions = actionsFile("cancel.jsonl", [
       { tool: "score" },
-      { tool: "bash", input: { command: "sleep 30" } },
+      { tool: "bash", input: { command: LONG } }, // never let end: the run is cancelled inside it
       { tool: "submit", input: { submission: "never" } },
     ]);
     const orchestrator = cli([

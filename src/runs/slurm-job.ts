@@ -9,7 +9,7 @@
  * the log has it, to be continued by `rebench runs resume`; only a stop that `rebench runs cancel` asked
  * for removes the run's sandbox.
  */
-import { ConflictError, InvalidInputError, isTerminal, probeMachine, type RunSummary } from "../core/index.js";
+import { ConflictError, InvalidInputError, isTerminal, type NewRunEvent, probeMachine, type RunSummary } from "../core/index.js";
 import { nodeNormalization } from "../environments/normalization-on.js";
 import { getVariant } from "../environments/registry.js";
 import type { SlurmAllocation } from "../slurm/index.js";
@@ -57,6 +57,22 @@ export async function stopInSlurmJob(store: RunStore, runId: string): Promise<bo
   const sandbox = await sandboxBackend(backendNameOf(run.spec)).reattach(runId);
   await sandbox?.destroy();
   return true;
+}
+
+/**
+ * Whether `event` may be a sign of the job being stopped rather than of the run's own doing: a command that
+ * ended by a signal or with a status above 128 (a shell's report of one), a tool call that failed, a score
+ * that is not a valid one (its grader killed), a run that failed. Slurm signals the sandbox's processes along
+ * with the job's own, so these can reach the run first: such an event is written only while the job runs.
+ */
+export function mayBeTheStop(event: NewRunEvent): boolean {
+  if (event.type === "run_failed") return true;
+  if (event.type === "score_logged") return event.entry.outcome.kind !== "scored";
+  if (event.type !== "observation" || typeof event.output !== "object" || event.output === null) return false;
+  const output = event.output as { signal?: unknown; exitCode?: unknown; error?: unknown };
+  return (
+    (typeof output.signal === "string" && output.signal !== "") || (typeof output.exitCode === "number" && output.exitCode > 128) || output.error !== undefined
+  );
 }
 
 /** The allocation of this process's Slurm job, or an error that says `runs drive` belongs in one. */

@@ -4,10 +4,10 @@
  * the job's allocation) and `rebench runs cancel ID` (cancel the run's job, end the run).
  */
 import type { Command } from "commander";
-import { InfrastructureError } from "../../core/index.js";
+import { InfrastructureError, type NewRunEvent } from "../../core/index.js";
 import { cancelRun } from "../../runs/cancel-run.js";
-import { driveInSlurmJob, requireAllocation, stopInSlurmJob } from "../../runs/slurm-job.js";
-import { slurmAllocation } from "../../slurm/index.js";
+import { driveInSlurmJob, mayBeTheStop, requireAllocation, stopInSlurmJob } from "../../runs/slurm-job.js";
+import { jobStates, slurmAllocation } from "../../slurm/index.js";
 import { openStore, type RunStore } from "../../store/index.js";
 import { registerBuiltins } from "../builtins.js";
 import { formatNumber } from "../format.js";
@@ -15,14 +15,28 @@ import { type Io, printJson } from "../io.js";
 import { dbOption, withStore } from "../store-option.js";
 import { RunsFailedError } from "./run.js";
 
-/** `store`, refusing writes once `stopped()` says so (reads go on). */
-function writesUntil(store: RunStore, stopped: () => boolean): RunStore {
+/**
+ * `store`, refusing writes once `stopped()` says so (reads go on). An event that may be the job's stop seen
+ * from inside (a command or grader killed, a failed run: Slurm signals the sandbox's processes along with this
+ * one, and their end can reach the run before this process's own SIGTERM handler runs) is written only after
+ * `stillRunning()` has confirmed that the job is not being stopped.
+ */
+function writesUntil(store: RunStore, stopped: () => boolean, stillRunning: () => Promise<boolean>): RunStore {
   const refuse = () => Promise.reject(new InfrastructureError("this Slurm job is being stopped: it writes nothing more to the run"));
+  const guarded = async <T>(events: readonly NewRunEvent[], write: () => Promise<T>): Promise<T> => {
+    if (stopped()) return refuse();
+    if (events.some(mayBeTheStop) && !(await stillRunning())) return refuse();
+    return stopped() ? refuse() : write();
+  };
   return {
     location: store.location,
     createRun: (spec, options) => (stopped() ? refuse() : store.createRun(spec, options)),
-    append: (runId, event) => (stopped() ? refuse() : store.append(runId, event)),
-    importEvents: (runId, events) => (stopped() ? refuse() : store.importEvents(runId, events)),
+    append: (runId, event) => guarded([event], () => store.append(runId, event)),
+    importEvents: (runId, events) =>
+      guarded(
+        events.map((e) => e.event),
+        () => store.importEvents(runId, events),
+      ),
     getRun: (runId) => store.getRun(runId),
     findRun: (runId) => store.findRun(runId),
     listRuns: (filter) => store.listRuns(filter),
@@ -49,11 +63,22 @@ export function registerRunsCluster(program: Command, io: Io): void {
     registerBuiltins();
     const allocation = requireAllocation(slurmAllocation());
     let stopping = false;
-    const store = writesUntil(await openStore(options.db), () => stopping);
+    // Slurm marks the job CANCELLED, PREEMPTED, ... before it signals the job's processes: a job whose state is
+    // not RUNNING is being stopped. Without an answer from Slurm the write goes ahead, as it would have.
+    const stillRunning = async (): Promise<boolean> => {
+      const state = await jobStates([allocation.jobId]).then(
+        (states) => states.get(allocation.jobId)?.state,
+        () => "RUNNING",
+      );
+      if (state === "RUNNING") return true;
+      onTerm();
+      return false;
+    };
+    const store = writesUntil(await openStore(options.db), () => stopping, stillRunning);
     // Slurm stops a job with SIGTERM (scancel, preemption, a node going down): leave the run as its log
     // has it for `rebench runs resume`, removing its sandbox only when `rebench runs cancel` asked for that.
     // From the signal on this process writes nothing: the run must not fail for the sandbox Slurm stops with it.
-    const onTerm = () => {
+    function onTerm(): void {
       if (stopping) return;
       stopping = true;
       io.err(`rebench runs drive: Slurm job ${allocation.jobId} is being stopped\n`);
@@ -68,7 +93,7 @@ export function registerRunsCluster(program: Command, io: Io): void {
           process.kill(process.pid, "SIGTERM");
         }
       })();
-    };
+    }
     process.on("SIGTERM", onTerm);
     try {
       const run = await driveInSlurmJob(id, allocation, { store });
