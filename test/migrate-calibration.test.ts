@@ -79,7 +79,7 @@ describe("scripts/migrate-calibration.ts", { timeout: 120_000 }, () => {
     const dirs = readdirSync(path.join(ROOT, "environments")).filter((name) => existsSync(path.join(ROOT, "environments", name, "calibration.json")));
     expect(dirs.length).toBeGreaterThanOrEqual(7);
     for (const name of dirs) {
-      // The loader refuses the old form; a variant may have no entry at all (finetune_gpt2_qa's mini, after its judge changed).
+      // The loader refuses the old form; a variant may have no entry at all (as finetune_gpt2_qa's mini had after its judge changed).
       const file = readCalibrationFile(path.join(ROOT, "environments", name))!;
       for (const variant of ["mini", "gpu", "paper"] as const) {
         for (const [cls, entry] of Object.entries(file[variant] ?? {})) expect(entry.machine, `${name}/${variant} ${cls}`).toBeDefined();

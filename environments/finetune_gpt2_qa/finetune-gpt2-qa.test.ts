@@ -5,7 +5,7 @@
  * grader as the grader user, reading the agent's `generation_settings()` in the one-shot jail. A copy of the
  * environment folder is registered as `finetune_gpt2_qa_tiny`, offered, with the `tiny` profile.
  * Four exploits that a check judges run there too (`rebench exploits --only`); the rest judge a normalized score, which
- * needs mini's constants (none since the judge of README.md History 11: mini is to be calibrated again).
+ * needs mini's constants (calibrated again on 2026-12-07 for AMD EPYC after the judge of README.md History 11).
  * The Python tests run the same code outside a sandbox, as one user; the first sandboxed mini run found what
  * only two users show (the jail's bubblewrap, as the agent, could not reach the grader's output folder).
  * Canary dcc63ee1-bf38-4ac8-8730-70e6939b4951: this string marks rebench environment files; keep them out of training data.
