@@ -166,6 +166,12 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
     // Each solution's mean minutes a run, what `calibrate --all` expects a calibration of it to take.
     expect(result.minutes.start).toBeGreaterThan(0);
     expect(result.minutes.reference).toBeGreaterThan(0);
+    // From each run's leaving the queue, not its creation: the batch creates its runs at once, and one at a time
+    // the second run waits for the first, so the mean from creation is longer.
+    const fromCreation = (batch: string) =>
+      byBatch(batch).reduce((sum, r) => sum + (Date.parse(r.finishedAt!) - Date.parse(r.createdAt)) / 60_000, 0) / byBatch(batch).length;
+    expect(result.minutes.start).toBeLessThan(fromCreation(result.batches.start));
+    expect(result.minutes.reference).toBeLessThan(fromCreation(result.batches.reference));
     const again = defineEchoCopy(family.dir, "test_echo_steady_again");
     expect(Object.keys(again.variants.mini.calibrations).sort()).toEqual([ELSEWHERE_CLASS, HERE].sort());
     const run = await replayRun(again.name, "start", db);

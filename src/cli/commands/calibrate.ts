@@ -246,7 +246,7 @@ async function planOne(store: RunStore, name: string, variant: Variant, machine:
   for (const run of await store.listRuns({ environment: family.name, variant, states: ["finished"] })) {
     const actions = run.spec.config.actions;
     if ((actions === "start" || actions === "reference") && run.spec.provenance?.environmentDigest === digest) {
-      const minutes = runMinutes(run);
+      const minutes = await runMinutes(store, run);
       if (minutes !== undefined) prior[actions].push(minutes);
     }
   }
@@ -261,8 +261,13 @@ async function planOne(store: RunStore, name: string, variant: Variant, machine:
   return { name, timingSensitive };
 }
 
-function runMinutes(run: RunSummary): number | undefined {
-  const from = Date.parse(run.createdAt);
+/**
+ * A run's wall-clock minutes from leaving the queue (its first state change) to its end: a batch creates its
+ * runs at once, so from `createdAt` a run would also count the runs it waited for.
+ */
+async function runMinutes(store: RunStore, run: RunSummary): Promise<number | undefined> {
+  const dequeued = (await store.events(run.id, { types: ["state_changed"], limit: 1 }))[0]?.event.ts ?? run.createdAt;
+  const from = Date.parse(dequeued);
   const to = run.finishedAt === null ? Number.NaN : Date.parse(run.finishedAt);
   return Number.isFinite(from) && Number.isFinite(to) && to >= from ? (to - from) / 60_000 : undefined;
 }
@@ -326,7 +331,10 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     const fresh = wanted > 0 ? await runAgentBatch(store, { ...common, runs: wanted, actions }, progressIo) : [];
     return [...kept.slice(0, options.runs), ...fresh];
   };
-  const [startRuns, referenceRuns] = await withStore(db, async (store) => [await solutionRuns(store, "start"), await solutionRuns(store, "reference")]);
+  const [startRuns, referenceRuns, minutes] = await withStore(db, async (store) => {
+    const [start, reference] = [await solutionRuns(store, "start"), await solutionRuns(store, "reference")];
+    return [start, reference, await solutionMinutes(store, start, reference)] as const;
+  });
   if (startRuns.length < options.runs || referenceRuns.length < options.runs) {
     const have = `start ${startRuns.length} of ${options.runs}, reference ${referenceRuns.length} of ${options.runs}`;
     if (options.json)
@@ -371,7 +379,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     start,
     reference,
     gapOverStd: verdict.gapOverStd === null ? null : round(verdict.gapOverStd),
-    ...solutionMinutes(startRuns, referenceRuns),
+    ...minutes,
     ...(options.allowBusy && timingSensitive ? { note: busyNote(busyBefore, contendedCount, startRuns.length + referenceRuns.length) } : {}),
     // Refused for timing-sensitive variants (agent-batch.ts), so it never meets the --allow-busy note.
     ...((options.runsPerGpu ?? 1) > 1
@@ -535,9 +543,13 @@ async function priorCalibrationRuns(
 }
 
 /** `minutes` of a calibration entry: the mean wall-clock minutes of a run of each solution, when every run has both ends. */
-function solutionMinutes(startRuns: readonly RunSummary[], referenceRuns: readonly RunSummary[]): Pick<VariantCalibration, "minutes"> {
-  const start = startRuns.map(runMinutes);
-  const reference = referenceRuns.map(runMinutes);
+async function solutionMinutes(
+  store: RunStore,
+  startRuns: readonly RunSummary[],
+  referenceRuns: readonly RunSummary[],
+): Promise<Pick<VariantCalibration, "minutes">> {
+  const start = await Promise.all(startRuns.map((run) => runMinutes(store, run)));
+  const reference = await Promise.all(referenceRuns.map((run) => runMinutes(store, run)));
   if ([...start, ...reference].some((m) => m === undefined)) return {};
   return { minutes: { start: round(mean(start as number[])), reference: round(mean(reference as number[])) } };
 }
