@@ -77,10 +77,14 @@ async function until(db: string, what: string, done: (runs: Awaited<ReturnType<t
 /** The long command: it runs until the test lets it end (a file `go` in its workspace), however slow the machine. */
 const LONG = "until [ -e go ]; do sleep 0.2; done";
 
+/** Whether `event` is the action that runs the long command. */
+function isLongAction(event: StoredEvent["event"] | undefined): event is Extract<StoredEvent["event"], { type: "action" }> {
+  return event?.type === "action" && (event.input as { command?: unknown } | null)?.command === LONG;
+}
+
 /** The run is inside the long command: its action without its observation. */
 function inLongCommand(events: readonly StoredEvent[]): boolean {
-  const last = events.filter(({ event }) => event.type === "action" || event.type === "observation").at(-1)?.event;
-  return last?.type === "action" && JSON.stringify(last.input).includes(JSON.stringify(LONG));
+  return isLongAction(events.filter(({ event }) => event.type === "action" || event.type === "observation").at(-1)?.event);
 }
 
 /** Let the long command of every run now inside it end: `go` in its workspace (either test backend's layout). */
@@ -318,8 +322,8 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
     expect(submissions[1]!.event.type === "job_submitted" && submissions[1]!.event.request).toContain(`--nodelist=${cancelled.run.job!.node}`);
     // Slurm's SIGTERM reaches the sandbox's long command as well as the job's driver, and the command's end can reach
     // the driver first: it is not written as the command's own (the job is no longer running), but as cut off.
-    const long = again.events.find((e) => e.event.type === "action" && JSON.stringify(e.event.input).includes(JSON.stringify(LONG)))!.event;
-    const answer = again.events.find((e) => e.event.type === "observation" && long.type === "action" && e.event.actionId === long.actionId)?.event;
+    const long = again.events.map((e) => e.event).find(isLongAction)!;
+    const answer = again.events.find((e) => e.event.type === "observation" && e.event.actionId === long.actionId)?.event;
     expect(answer?.type === "observation" && answer.output, JSON.stringify(answer)).toMatchObject({ interrupted: true });
     expect(again.events.some((e) => e.event.type === "pause_started" && e.event.reason === "recovery")).toBe(true);
     expect(again.log.length).toBeGreaterThanOrEqual(5);
