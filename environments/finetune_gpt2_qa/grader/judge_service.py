@@ -94,6 +94,7 @@ class Handler(socketserver.StreamRequestHandler):
 
 class Server(socketserver.ThreadingUnixStreamServer):
     daemon_threads = True
+    request_queue_size = 128  # listen() backlog (socketserver's default is 5): requests of many threads at once
     service: Service
 
 

@@ -19,6 +19,7 @@ import asyncio
 import json
 import os
 import socket
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
@@ -34,10 +35,28 @@ class JudgeBudgetSpent(JudgeError):
     pass
 
 
-def _ask(request: dict[str, Any], timeout: float = 600.0) -> dict[str, Any]:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+def _connect(timeout: float) -> socket.socket:
+    """A connection to the judge. Many requests at once can fill the judge's queue of connections not yet
+    accepted; a Unix socket then refuses at once (EAGAIN) rather than wait, so wait here for a place."""
+    deadline = time.monotonic() + timeout
+    while True:
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         conn.settimeout(timeout)
-        conn.connect(SOCKET)
+        try:
+            conn.connect(SOCKET)
+            return conn
+        except BlockingIOError:
+            conn.close()
+            if time.monotonic() >= deadline:
+                raise JudgeError(f"the judge accepted no connection within {timeout:g} s") from None
+            time.sleep(0.02)
+        except BaseException:
+            conn.close()
+            raise
+
+
+def _ask(request: dict[str, Any], timeout: float = 600.0) -> dict[str, Any]:
+    with _connect(timeout) as conn:
         conn.sendall((json.dumps(request) + "\n").encode())
         line = conn.makefile("r", encoding="utf-8").readline()
     if not line:
