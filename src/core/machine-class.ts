@@ -2,8 +2,10 @@
  * @module
  * Machine classes: the machines whose scores one calibration describes. A variant that asks for a GPU is
  * timed on its GPU, so its class is the GPU model ("NVIDIA H100 80GB HBM3" → "NVIDIA H100"); any other
- * variant runs on the CPU, so its class is the CPU's vendor and family and the cores it may use
- * ("AMD EPYC 7B13" with 2 cores → "AMD EPYC, 2 cores"). `calibration.json` keeps one entry per class and a
+ * variant runs on the CPU, so its class is the CPU's vendor and family, its generation and the cores it may
+ * use ("AMD EPYC" of family 26 model 2 with 2 cores → "AMD EPYC family 26 model 2, 2 cores": cloud VMs name
+ * neither model nor generation, and optimize_llm_foundry/mini's start ran in 40 s on a Zen 5 VM against 58 s
+ * on the "AMD EPYC" VM that calibrated it). `calibration.json` keeps one entry per class and a
  * run is normalized with the entry of its own machine's class, or not at all.
  */
 import type { MachineInfo } from "./machine.js";
@@ -44,10 +46,13 @@ export function gpuFamily(gpuName: string): string {
 }
 
 /**
- * The class of `machine` for a variant of `kind`: the GPU model, or "FAMILY, N cores"; undefined for a GPU
- * variant on a machine without a GPU.
+ * The class of `machine` for a variant of `kind`: the GPU model, or "FAMILY GENERATION, N cores" ("AMD EPYC
+ * family 26 model 2, 2 cores"; "FAMILY, N cores" where the generation is unknown: a system that does not say,
+ * or a record made before 2026-12-07, which no probed x86 machine matches); undefined for a GPU variant on a
+ * machine without a GPU.
  */
-export function machineClass(machine: Pick<MachineInfo, "cpuModel" | "cores" | "gpu">, kind: ClassKind): string | undefined {
+export function machineClass(machine: Pick<MachineInfo, "cpuModel" | "cpuGeneration" | "cores" | "gpu">, kind: ClassKind): string | undefined {
   if (kind === "gpu") return machine.gpu === null ? undefined : gpuFamily(machine.gpu);
-  return `${cpuFamily(machine.cpuModel)}, ${machine.cores} ${machine.cores === 1 ? "core" : "cores"}`;
+  const generation = machine.cpuGeneration === undefined ? "" : ` ${machine.cpuGeneration}`;
+  return `${cpuFamily(machine.cpuModel)}${generation}, ${machine.cores} ${machine.cores === 1 ? "core" : "cores"}`;
 }

@@ -8,6 +8,13 @@ import { z } from "zod";
 export const MachineInfo = z.object({
   /** `os.cpus()[0].model`, e.g. "AMD EPYC 7B13". */
   cpuModel: z.string().min(1),
+  /**
+   * The CPU's generation as its vendor numbers it (/proc/cpuinfo's `cpu family` and `model` on x86), e.g.
+   * "family 26 model 2" (AMD Zen 5): cloud VMs often name only "AMD EPYC" or "Intel(R) Xeon(R) Processor",
+   * whose generations differ in speed and vector units. Absent where the system does not say, and in
+   * records made before 2026-12-07.
+   */
+  cpuGeneration: z.string().min(1).optional(),
   /** Logical CPUs this process may use (`os.availableParallelism()`). */
   cores: z.number().int().positive(),
   memoryGb: z.number().positive(),

@@ -29,6 +29,7 @@ async function probe(): Promise<MachineInfo> {
     .filter(Boolean);
   return {
     cpuModel: os.cpus()[0]?.model.trim().replace(/\s+/g, " ") || "unknown CPU",
+    ...cpuGeneration(),
     cores: os.availableParallelism(),
     memoryGb: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
     gpu: gpuNames[0] ?? null,
@@ -37,6 +38,26 @@ async function probe(): Promise<MachineInfo> {
     rebenchVersion: build.version,
     rebenchCommit: build.commit,
   };
+}
+
+/** `{ cpuGeneration: "family F model M" }` from the first processor of /proc/cpuinfo (x86 Linux); `{}` elsewhere. */
+function cpuGeneration(): { cpuGeneration?: string } {
+  let text: string;
+  try {
+    text = readFileSync("/proc/cpuinfo", "utf8");
+  } catch {
+    return {};
+  }
+  return cpuGenerationOf(text);
+}
+
+/** The generation fields of a /proc/cpuinfo text: its first processor's `cpu family` and `model` numbers. */
+export function cpuGenerationOf(cpuinfo: string): { cpuGeneration?: string } {
+  const first = cpuinfo.split(/\n\s*\n/)[0] ?? "";
+  const field = (name: string) => first.match(new RegExp(`^${name}\\s*:\\s*(\\d+)\\s*$`, "m"))?.[1];
+  const family = field("cpu family");
+  const model = field("model");
+  return family !== undefined && model !== undefined ? { cpuGeneration: `family ${family} model ${model}` } : {};
 }
 
 let build: { version: string; commit: string | null } | undefined;

@@ -96,7 +96,7 @@ describe("calibration.json and defineEnvironment", () => {
     expect(normalizationOn("calibrated_env", defined.variants.mini, intel)).toEqual({
       machineClass: "Intel Xeon, 2 cores",
       missing:
-        "calibrated_env/mini has no calibration for Intel Xeon, 2 cores (only AMD EPYC, 2 cores): run `rebench calibrate calibrated_env --variant mini --write` on a machine of that class",
+        "calibrated_env/mini has no calibration for Intel Xeon, 2 cores (only AMD EPYC, 2 cores, of a CPU generation not recorded): run `rebench calibrate calibrated_env --variant mini --write` on a machine of that class",
     });
     expect(normalizationOn("calibrated_env", defined.variants.mini, { ...machine, cores: 4 }).missing).toMatch(/no calibration for AMD EPYC, 4 cores/);
     expect(normalizationOn("calibrated_env", defined.variants.paper, intel).constants).toMatchObject({ start: 1.55, reference: 0.47, source: "paper" });

@@ -41,6 +41,15 @@ describe("nodeNormalization()", () => {
     expect(xeon).toMatchObject({ machineClass: "Intel Xeon, 2 cores", normalizationMissing: expect.stringMatching(/no calibration for Intel Xeon, 2 cores/) });
   });
 
+  test("an entry whose CPU generation was not recorded normalizes no machine that records one", () => {
+    const zen5 = nodeNormalization(spec("mini"), mini, { ...EPYC, cpuGeneration: "family 26 model 2" });
+    expect(zen5.normalization).toBeUndefined();
+    expect(zen5).toMatchObject({
+      machineClass: "AMD EPYC family 26 model 2, 2 cores",
+      normalizationMissing: expect.stringMatching(/no calibration for AMD EPYC family 26 model 2, 2 cores \(only AMD EPYC, 2 cores, of a CPU generation not recorded\): run `rebench calibrate optimize_kernel --variant mini --write`/),
+    });
+  });
+
   test("a run resumed on a node of another class than its first gets no constants", () => {
     const resumed = nodeNormalization(spec("mini", "Intel Xeon, 2 cores"), mini, EPYC);
     expect(resumed.normalization).toBeUndefined();

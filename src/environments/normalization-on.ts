@@ -45,9 +45,14 @@ export function normalizationOn(environment: string, definition: VariantDefiniti
   }
   const entry = definition.calibrations[named];
   if (entry) return { machineClass: named, constants: calibrationConstants(named, entry) };
+  const described = classes.map((key) =>
+    definition.classKind === "cpu" && definition.calibrations[key]?.machine.cpuGeneration === undefined
+      ? `${key}, of a CPU generation not recorded`
+      : key,
+  );
   return {
     machineClass: named,
-    missing: `${environment}/${variant} has no calibration for ${named} (only ${classes.join("; ")}): run \`${command}\` on a machine of that class`,
+    missing: `${environment}/${variant} has no calibration for ${named} (only ${described.join("; ")}): run \`${command}\` on a machine of that class`,
   };
 }
 
