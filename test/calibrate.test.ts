@@ -17,6 +17,7 @@ registerFixtures(path.join(root, "sandboxes"));
 const grader = (name: string) => (dir: string) => copyFileSync(path.join(FIXTURES_DIR, "calibration-graders", name), path.join(dir, "grader", "score.py"));
 const ELSEWHERE: MachineInfo = {
   cpuModel: "Imaginary CPU 9000",
+  cpuGeneration: "family 99 model 9",
   cores: 512,
   memoryGb: 4096,
   gpu: null,
@@ -25,7 +26,7 @@ const ELSEWHERE: MachineInfo = {
   rebenchVersion: "0.1.0",
   rebenchCommit: null,
 };
-const ELSEWHERE_CLASS = "Imaginary CPU 9000, 512 cores";
+const ELSEWHERE_CLASS = "Imaginary CPU 9000 family 99 model 9, 512 cores";
 const calibratedElsewhere: CalibrationFile = {
   canary: "7389377f-e6f3-4b15-8f10-86b4f9b72cc2",
   mini: {
