@@ -46,7 +46,9 @@ describe("nodeNormalization()", () => {
     expect(zen5.normalization).toBeUndefined();
     expect(zen5).toMatchObject({
       machineClass: "AMD EPYC family 26 model 2, 2 cores",
-      normalizationMissing: expect.stringMatching(/no calibration for AMD EPYC family 26 model 2, 2 cores \(only AMD EPYC, 2 cores, of a CPU generation not recorded\): run `rebench calibrate optimize_kernel --variant mini --write`/),
+      normalizationMissing: expect.stringMatching(
+        /no calibration for AMD EPYC family 26 model 2, 2 cores \(only AMD EPYC, 2 cores, of a CPU generation not recorded\): run `rebench calibrate optimize_kernel --variant mini --write`/,
+      ),
     });
   });
 

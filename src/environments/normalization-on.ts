@@ -46,9 +46,7 @@ export function normalizationOn(environment: string, definition: VariantDefiniti
   const entry = definition.calibrations[named];
   if (entry) return { machineClass: named, constants: calibrationConstants(named, entry) };
   const described = classes.map((key) =>
-    definition.classKind === "cpu" && definition.calibrations[key]?.machine.cpuGeneration === undefined
-      ? `${key}, of a CPU generation not recorded`
-      : key,
+    definition.classKind === "cpu" && definition.calibrations[key]?.machine.cpuGeneration === undefined ? `${key}, of a CPU generation not recorded` : key,
   );
   return {
     machineClass: named,
