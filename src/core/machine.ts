@@ -30,8 +30,9 @@ export const MachineInfo = z.object({
 });
 export type MachineInfo = z.infer<typeof MachineInfo>;
 
-/** One line: "AMD EPYC 7B13 · 2 cores · 23.4 GB · no GPU". */
+/** One line: "AMD EPYC 7B13 (family 25 model 1) · 2 cores · 23.4 GB · no GPU". */
 export function describeMachine(machine: MachineInfo): string {
   const gpu = machine.gpu === null ? "no GPU" : `${machine.gpuCount > 1 ? `${machine.gpuCount} × ` : ""}${machine.gpu}`;
-  return `${machine.cpuModel} · ${machine.cores} cores · ${machine.memoryGb} GB · ${gpu}`;
+  const generation = machine.cpuGeneration === undefined ? "" : ` (${machine.cpuGeneration})`;
+  return `${machine.cpuModel}${generation} · ${machine.cores} cores · ${machine.memoryGb} GB · ${gpu}`;
 }
