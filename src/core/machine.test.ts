@@ -17,6 +17,8 @@ describe("describeMachine()", () => {
   test("describeMachine() is one line", () => {
     expect(describeMachine(cpu)).toBe("AMD EPYC 7B13 · 2 cores · 23.5 GB · no GPU");
     expect(describeMachine({ ...h200, gpuCount: 2 })).toBe("Intel Xeon Platinum 8480C · 16 cores · 23.5 GB · 2 × NVIDIA H200");
-    expect(describeMachine({ ...cpu, cpuModel: "AMD EPYC", cpuGeneration: "family 26 model 2" })).toBe("AMD EPYC (family 26 model 2) · 2 cores · 23.5 GB · no GPU");
+    expect(describeMachine({ ...cpu, cpuModel: "AMD EPYC", cpuGeneration: "family 26 model 2" })).toBe(
+      "AMD EPYC (family 26 model 2) · 2 cores · 23.5 GB · no GPU",
+    );
   });
 });
