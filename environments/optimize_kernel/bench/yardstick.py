@@ -20,7 +20,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -35,15 +34,9 @@ import score  # noqa: E402
 from unpack import unpack  # noqa: E402
 
 
-def cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor() or "unknown"
-
-
-def scored(variant: str, solution: Path) -> float:
-    """One full scoring call; its raw score (ln ms), or an exception naming why it was not scored."""
+def scored(variant: str, solution: Path) -> tuple[float, dict[str, Any]]:
+    """One full scoring call: its raw score (ln ms) and the machine the grader recorded (its details), or an
+    exception naming why it was not scored."""
     with tempfile.TemporaryDirectory() as tmp:
         result = Path(tmp) / "result.json"
         score.main(["--variant", variant, "--solution", str(solution), "--result", str(result)])
@@ -51,7 +44,7 @@ def scored(variant: str, solution: Path) -> float:
     outcome = data["outcome"]
     if outcome.get("kind") != "scored":
         raise RuntimeError(f"{solution}: not scored: {outcome}")
-    return float(outcome["value"])
+    return float(outcome["value"]), data["details"].get("machine", {})
 
 
 def summary(values: list[float]) -> dict[str, float]:
@@ -70,14 +63,15 @@ def main(argv: list[str] | None = None) -> int:
         ref_dir = unpack(Path(tmp) / "ref") / args.variant
         solutions = {"start": ENV_DIR / "workspace" / args.variant / "solution" / "solution.py",
                      "reference": ref_dir / "solution.py"}
-        data: dict[str, Any] = {"variant": args.variant, "cpu": cpu_model(), "cores": os.cpu_count(),
+        data: dict[str, Any] = {"variant": args.variant, "machine": {},
                                 "started": datetime.datetime.now(datetime.timezone.utc).isoformat(),
                                 "loadavg_before": Path("/proc/loadavg").read_text().split()[:3],
                                 "start": [], "reference": []}
         for i in range(args.pairs):
             order = ["start", "reference"] if i % 2 == 0 else ["reference", "start"]
             for name in order:
-                data[name].append(scored(args.variant, solutions[name]))
+                value, data["machine"] = scored(args.variant, solutions[name])
+                data[name].append(value)
             print(f"pair {i + 1}/{args.pairs}: start {data['start'][-1]:.4f}, reference {data['reference'][-1]:.4f}",
                   file=sys.stderr)
             if args.json:
@@ -88,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
                        "reference_minus_start": summary(diffs)}
     if args.json:
         Path(args.json).write_text(json.dumps(data, indent=1))
-    print(f"{data['cpu']}, {data['cores']} cores, load {' '.join(data['loadavg_before'])} -> "
+    machine = data["machine"]
+    print(f"{machine.get('gpu') or machine.get('cpu')}, {machine.get('cpus') or os.cpu_count()} CPUs, load {' '.join(data['loadavg_before'])} -> "
           f"{' '.join(data['loadavg_after'])}")
     print("| what | mean | std | n |\n|---|---|---|---|")
     for key, s in data["summary"].items():
