@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 ENV_DIR = Path(__file__).resolve().parents[1]
+CANARY = "ecca2186-2e7c-42f5-b36a-c361cba02702"
 sys.path.insert(0, str(ENV_DIR / "grader"))
 sys.path.insert(0, str(ENV_DIR / "reference"))
 
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         ref_dir = unpack(Path(tmp) / "ref") / args.variant
         solutions = {"start": ENV_DIR / "workspace" / args.variant / "solution" / "solution.py",
                      "reference": ref_dir / "solution.py"}
-        data: dict[str, Any] = {"variant": args.variant, "machine": {},
+        data: dict[str, Any] = {"canary": CANARY, "variant": args.variant, "machine": {},
                                 "started": datetime.datetime.now(datetime.timezone.utc).isoformat(),
                                 "loadavg_before": Path("/proc/loadavg").read_text().split()[:3],
                                 "start": [], "reference": []}
