@@ -27,7 +27,8 @@ const spec = (variant: "mini" | "paper", machineClass?: string): RunSpec => ({
   ...(machineClass ? { machineClass } : {}),
 });
 
-// optimize_kernel/mini has a calibration entry for "AMD EPYC, 2 cores" only (environments/optimize_kernel/calibration.json).
+// optimize_kernel/mini has calibration entries for "AMD EPYC, 2 cores" (no generation recorded) and "AMD EPYC family 26
+// model 2, 2 cores", none for an Intel Xeon (environments/optimize_kernel/calibration.json).
 describe("nodeNormalization()", () => {
   const mini = getVariant("optimize_kernel", "mini");
 
@@ -42,13 +43,21 @@ describe("nodeNormalization()", () => {
   });
 
   test("an entry whose CPU generation was not recorded normalizes no machine that records one", () => {
-    const zen5 = nodeNormalization(spec("mini"), mini, { ...EPYC, cpuGeneration: "family 26 model 2" });
+    const oldOnly = { ...mini, calibrations: { "AMD EPYC, 2 cores": mini.calibrations["AMD EPYC, 2 cores"]! } };
+    const zen5 = nodeNormalization(spec("mini"), oldOnly, { ...EPYC, cpuGeneration: "family 26 model 2" });
     expect(zen5.normalization).toBeUndefined();
     expect(zen5).toMatchObject({
       machineClass: "AMD EPYC family 26 model 2, 2 cores",
       normalizationMissing: expect.stringMatching(
         /no calibration for AMD EPYC family 26 model 2, 2 cores \(only AMD EPYC, 2 cores, of a CPU generation not recorded\): run `rebench calibrate optimize_kernel --variant mini --write`/,
       ),
+    });
+    // Another generation of the same name matches neither entry.
+    const zen3 = nodeNormalization(spec("mini"), mini, { ...EPYC, cpuGeneration: "family 25 model 1" });
+    expect(zen3.normalization).toBeUndefined();
+    expect(zen3.normalizationMissing).toMatch(/no calibration for AMD EPYC family 25 model 1, 2 cores/);
+    expect(nodeNormalization(spec("mini"), mini, { ...EPYC, cpuGeneration: "family 26 model 2" }).normalization).toMatchObject({
+      entry: { machineClass: "AMD EPYC family 26 model 2, 2 cores" },
     });
   });
 
