@@ -116,6 +116,27 @@ describe("scores under contention", () => {
     expect(readCalibrationFile(family.dir)).toBeUndefined();
   }, 600_000);
 
+  test("a variant whose reference trains for a fixed time: calibrate refuses a busy machine and runs at once on the CPUs, and its plan says why", async () => {
+    const family = echoCopy(root, "test_echo_timed_ref", undefined, { timedReference: "the reference trains for a fixed number of minutes" });
+    const db = path.join(root, "timed-ref.db");
+    const args = ["calibrate", family.name, "--variant", "mini", "--runs", "2", "--backend", TEST_BACKEND, "--db", db, "--write"];
+    const busy = await withBusyLoops(() => rebench(...args));
+    expect(busy.code).toBe(5);
+    expect(busy.stderr).toMatch(
+      /test_echo_timed_ref\/mini needs a quiet machine \(the reference trains for a fixed number of minutes\) and other work is using \d\.\d of this machine's \d+ CPUs/,
+    );
+    const together = await rebench(...args, "--concurrency", "2");
+    expect(together.code).toBe(2);
+    expect(together.stderr).toMatch(
+      /the reference trains for a fixed number of minutes, so runs at once on this machine's CPUs would cost each other's training steps/,
+    );
+    expect(await inStore(db, (store) => store.listRuns())).toHaveLength(0); // refused before any run
+    const plan = await rebench("calibrate", family.name, "test_echo", "--variant", "mini", "--dry-run", "--db", db);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/test_echo_timed_ref\/mini\s+reference\s+5 \+ 5 runs/);
+    expect(plan.stdout).toMatch(/test_echo\/mini\s+no\s+/);
+  }, 300_000);
+
   test("a variant that is not timing-sensitive is calibrated on a busy machine without a word about it", async () => {
     const family = echoCopy(root, "test_echo_plain_cal", (dir) =>
       copyFileSync(path.join(FIXTURES_DIR, "calibration-graders", "steady.py"), path.join(dir, "grader", "score.py")),

@@ -54,7 +54,8 @@ export const family = defineEnvironment({
   summary:
     "Build and train a masked language model using only a restricted set of primitives in its forward pass. Raw score: ln(masked loss - floor); lower is better.",
   canary: "16ff82f0-58a9-4f41-9f1d-e58252fd5f1f",
-  scoring: { direction: "min", aggregation: "min", logsStartingScore: true },
+  // The scoring calls time nothing, but the reference trains for a fixed number of minutes (12 on mini).
+  scoring: { direction: "min", aggregation: "min", logsStartingScore: true, timedReference: "the reference trains for a fixed number of minutes" },
   timeouts: { scoreSeconds: 600, startSeconds: 3600 },
   moduleUrl: import.meta.url,
   variants: {

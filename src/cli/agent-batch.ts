@@ -151,8 +151,9 @@ export async function runAgentBatch(store: RunStore, request: AgentBatchRequest,
 }
 
 /**
- * Runs share a GPU only where the score times nothing and the runs are this process's: a timing-sensitive
- * variant's runs would slow each other's scored code, and a Slurm job gets the GPUs the scheduler allocates.
+ * Runs share a GPU only where nothing is timed and the runs are this process's: a timing-sensitive variant's
+ * runs would slow each other's scored code, those of a variant whose reference trains for a fixed time each
+ * other's training, and a Slurm job gets the GPUs the scheduler allocates.
  */
 function checkRunsPerGpu(request: AgentBatchRequest): void {
   if ((request.runsPerGpu ?? 1) <= 1) return;
@@ -166,6 +167,12 @@ function checkRunsPerGpu(request: AgentBatchRequest): void {
     throw new InvalidInputError(`${request.environment}/${request.variant} is timing-sensitive: runs sharing a GPU would slow each other's scored code`, {
       hint: "leave out --runs-per-gpu: each run gets a GPU of its own",
     });
+  }
+  if (manifest.scoring.timedReference !== undefined) {
+    throw new InvalidInputError(
+      `${request.environment}/${request.variant}: ${manifest.scoring.timedReference}, so runs sharing a GPU would cost each other's training steps`,
+      { hint: "leave out --runs-per-gpu: each run gets a GPU of its own" },
+    );
   }
   if (!manifest.resources.gpu) {
     throw new InvalidInputError(`${request.environment}/${request.variant} uses no GPU, so --runs-per-gpu has nothing to share`, {

@@ -52,6 +52,13 @@ export const ScoringConfig = z.object({
    * work shared the machine (src/core/contention.ts), and `rebench calibrate` refuses a busy machine.
    */
   timingSensitive: z.boolean().default(false),
+  /**
+   * Set where the reference solution works to a wall-clock budget although the scoring calls time nothing
+   * (restricted_mlm: its reference trains for a fixed number of minutes): what it does, in a few words. Other
+   * work on the machine costs such a reference steps and moves its score, so `rebench calibrate` refuses a busy
+   * machine, and --runs-per-gpu, as for a timing-sensitive variant; its scorings are not flagged.
+   */
+  timedReference: z.string().min(1).optional(),
 });
 export type ScoringConfig = z.infer<typeof ScoringConfig>;
 

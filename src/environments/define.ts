@@ -52,6 +52,8 @@ export interface EnvironmentDeclaration {
     logsStartingScore?: boolean;
     /** The score depends on timing (default false): see `ScoringConfig.timingSensitive`. */
     timingSensitive?: boolean;
+    /** The reference works to a wall-clock budget (what it does): see `ScoringConfig.timedReference`. */
+    timedReference?: string;
   };
   timeouts?: Partial<Timeouts>;
   /** `import.meta.url` of the family file, to locate its folder. */
@@ -79,6 +81,7 @@ export function defineEnvironment(decl: EnvironmentDeclaration): EnvironmentFami
             scoreOnUsageLimits: decl.scoring.scoreOnUsageLimits ?? true,
             logsStartingScore: decl.scoring.logsStartingScore ?? false,
             timingSensitive: decl.scoring.timingSensitive ?? false,
+            ...(decl.scoring.timedReference === undefined ? {} : { timedReference: decl.scoring.timedReference }),
           },
           timeouts: { ...DEFAULT_TIMEOUTS, ...decl.timeouts, ...v.timeouts },
           canary: decl.canary,

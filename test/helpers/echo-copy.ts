@@ -17,6 +17,8 @@ export const FIXTURES_DIR = path.resolve(ECHO_DIR, "..");
 export interface EchoCopyOptions {
   /** The copy's scores depend on timing (`scoring.timingSensitive`); default false. */
   timingSensitive?: boolean;
+  /** The copy's reference works to a wall-clock budget (`scoring.timedReference`: what it does); default none. */
+  timedReference?: string;
 }
 
 /** Copy test/fixtures/env-echo to `root/name`, let `edit` change the copy, then define and register the family. */

@@ -105,7 +105,10 @@ export function registerCalibrate(program: Command, io: Io): void {
           "--write",
           "record the numbers in environments/NAME/calibration.json as the entry of this machine's class: the constants of the variant's runs on machines of that class",
         )
-        .option("--allow-busy", "calibrate a timing-sensitive variant although other work uses the machine (recorded in calibration.json's note)")
+        .option(
+          "--allow-busy",
+          "calibrate a timing-sensitive variant (or one whose reference trains for a fixed time) although other work uses the machine (recorded in calibration.json's note)",
+        )
         .option(
           "--quiet-below <cpus>",
           "CPUs of other work the machine may show before a timing-sensitive calibration starts",
@@ -134,7 +137,8 @@ export function registerCalibrate(program: Command, io: Io): void {
       "after",
       `\nThe rule: |mean(reference) − mean(start)| ≥ ${CALIBRATION_GAP_FACTOR} × the larger standard deviation, and the reference beats the start.` +
         "\nExit status 1 when it fails or a run has no final score; nothing is written then." +
-        `\nA timing-sensitive variant is not calibrated while other work uses more than ${CONTENTION_THRESHOLD_CPUS} CPUs (exit 5), and --write` +
+        `\nA timing-sensitive variant, or one whose reference trains for a fixed time (restricted_mlm), is not calibrated while other work` +
+        `\nuses more than ${CONTENTION_THRESHOLD_CPUS} CPUs (exit 5), nor the latter with runs at once on a CPU; and --write of a timing-sensitive one` +
         "\nrefuses runs scored under contention (exit 1); --allow-busy overrides both.\n\nExamples:\n" +
         "  rebench calibrate optimize_kernel --variant mini\n  rebench calibrate optimize_kernel --variant gpu --runs 5 --write\n" +
         "  rebench calibrate scaling_law --variant gpu --runs 3 --concurrency 2 --write   # two runs at a time, on GPUs 0 and 1\n" +
@@ -150,6 +154,8 @@ interface Planned {
   name: string;
   skip?: string;
   timingSensitive: boolean;
+  /** Set where the variant's reference works to a wall-clock budget (`scoring.timedReference`): the calibration needs a quiet machine too. */
+  timedReference?: string;
   /** Expected minutes of the whole calibration (runs of both solutions), and where the number comes from. */
   minutes?: number;
   minutesFrom?: string;
@@ -184,7 +190,7 @@ async function calibrateMany(names: string[], options: CalibrateOptions, io: Io)
         : `expected ${formatMinutes(total)}${known.length < todo.length ? ` for ${known.length} of ${todo.length} (the others' duration is unknown here)` : ""}`;
   const planText = formatTable(plan, [
     { header: "ENVIRONMENT", value: (p) => `${p.name}/${variant}` },
-    { header: "TIMING", value: (p) => (p.timingSensitive ? "yes" : "no") },
+    { header: "TIMING", value: (p) => (p.timingSensitive ? "yes" : p.timedReference !== undefined ? "reference" : "no") },
     { header: "PLAN", value: (p) => p.skip ?? `${options.runs} + ${options.runs} runs` },
     { header: "EXPECTED", value: (p) => (p.skip !== undefined ? "" : p.minutes === undefined ? "unknown" : `${formatMinutes(p.minutes)} (${p.minutesFrom})`) },
   ]);
@@ -227,19 +233,19 @@ async function calibrateMany(names: string[], options: CalibrateOptions, io: Io)
 async function planOne(store: RunStore, name: string, variant: Variant, machine: MachineInfo, options: CalibrateOptions): Promise<Planned> {
   const family = getEnvironment(name);
   const definition = family.variants[variant];
-  const timingSensitive = definition.manifest.scoring.timingSensitive;
-  if (definition.availability.status === "unavailable") return { name, timingSensitive, skip: `skipped: not available (${definition.availability.reason})` };
+  const { timingSensitive, timedReference } = definition.manifest.scoring;
+  const kind = { name, timingSensitive, ...(timedReference === undefined ? {} : { timedReference }) };
+  if (definition.availability.status === "unavailable") return { ...kind, skip: `skipped: not available (${definition.availability.reason})` };
   const cls = machineClass(machine, definition.classKind);
-  if (cls === undefined) return { name, timingSensitive, skip: "skipped: calibrated per GPU model and this machine has no GPU" };
+  if (cls === undefined) return { ...kind, skip: "skipped: calibrated per GPU model and this machine has no GPU" };
   const entries = readCalibrationFile(family.dir)?.[variant] ?? {};
   const here = entries[cls];
-  if (options.all && here && !options.again)
-    return { name, timingSensitive, skip: `skipped: calibrated for ${cls} on ${here.date.slice(0, 10)} (--again redoes it)` };
+  if (options.all && here && !options.again) return { ...kind, skip: `skipped: calibrated for ${cls} on ${here.date.slice(0, 10)} (--again redoes it)` };
   const concurrency = options.concurrency ?? 1;
   const measured: [string, VariantCalibration] | undefined = here?.minutes ? [cls, here] : Object.entries(entries).find(([, e]) => e.minutes !== undefined);
   if (measured?.[1].minutes) {
     const m = measured[1].minutes;
-    return { name, timingSensitive, minutes: (options.runs * (m.start + m.reference)) / concurrency, minutesFrom: `its runs on ${measured[0]}` };
+    return { ...kind, minutes: (options.runs * (m.start + m.reference)) / concurrency, minutesFrom: `its runs on ${measured[0]}` };
   }
   const digest = environmentDigest(family.dir, requireImplementation(family.name, variant));
   const prior = { start: [] as number[], reference: [] as number[] };
@@ -251,14 +257,9 @@ async function planOne(store: RunStore, name: string, variant: Variant, machine:
     }
   }
   if (prior.start.length > 0 && prior.reference.length > 0) {
-    return {
-      name,
-      timingSensitive,
-      minutes: (options.runs * (mean(prior.start) + mean(prior.reference))) / concurrency,
-      minutesFrom: "earlier runs in the store",
-    };
+    return { ...kind, minutes: (options.runs * (mean(prior.start) + mean(prior.reference))) / concurrency, minutesFrom: "earlier runs in the store" };
   }
-  return { name, timingSensitive };
+  return kind;
 }
 
 /**
@@ -300,8 +301,15 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
   if (machineClassHere === undefined) {
     throw new InvalidInputError(`${family.name}/${variant} is calibrated per GPU model and this machine has no GPU`, { hint: "calibrate it on a GPU machine" });
   }
-  const timingSensitive = definition.manifest.scoring.timingSensitive;
-  const busyBefore = timingSensitive ? await checkQuiet(io, `${family.name}/${variant}`, options.allowBusy === true, options.quietBelow) : undefined;
+  const { timingSensitive, timedReference } = definition.manifest.scoring;
+  const needsQuiet = timingSensitive ? "is timing-sensitive" : timedReference === undefined ? undefined : `needs a quiet machine (${timedReference})`;
+  if (timedReference !== undefined && !definition.manifest.resources.gpu && (options.concurrency ?? 1) > 1 && !options.allowBusy) {
+    throw new InvalidInputError(`${family.name}/${variant}: ${timedReference}, so runs at once on this machine's CPUs would cost each other's training steps`, {
+      hint: "leave out --concurrency (one run at a time), or add --allow-busy to calibrate so anyway (recorded in calibration.json's note)",
+    });
+  }
+  const busyBefore =
+    needsQuiet === undefined ? undefined : await checkQuiet(io, `${family.name}/${variant} ${needsQuiet}`, options.allowBusy === true, options.quietBelow);
   const db = resolveDbPath(options.db);
   const shown = storeDisplay(db);
   const progressIo: Io = options.json ? { ...io, out: io.err, interactive: false } : io;
@@ -380,7 +388,9 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     reference,
     gapOverStd: verdict.gapOverStd === null ? null : round(verdict.gapOverStd),
     ...minutes,
-    ...(options.allowBusy && timingSensitive ? { note: busyNote(busyBefore, contendedCount, startRuns.length + referenceRuns.length) } : {}),
+    ...(options.allowBusy && needsQuiet !== undefined
+      ? { note: busyNote(busyBefore, contendedCount, startRuns.length + referenceRuns.length, common.concurrency) }
+      : {}),
     // Refused for timing-sensitive variants (agent-batch.ts), so it never meets the --allow-busy note.
     ...((options.runsPerGpu ?? 1) > 1
       ? {
@@ -409,6 +419,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
       referenceBetter: verdict.referenceBetter,
       pass: verdict.pass,
       timingSensitive,
+      timedReference: timedReference ?? null,
       busyBefore: busyBefore ?? null,
       contended,
       constants: variant === "paper" ? null : { start: start.mean, reference: reference.mean },
@@ -458,7 +469,7 @@ async function checkQuiet(io: Io, what: string, allowBusy: boolean, quietBelow: 
     `other work is using ${sample.busyCpus.toFixed(1)} of this machine's ${sample.cpus} CPUs (over ${sample.seconds.toFixed(0)} s; ` +
     `load average ${sample.load?.toFixed(2) ?? "unknown"})`;
   if (!allowBusy) {
-    throw new ConflictError(`${what} is timing-sensitive and ${busy}: its calibration would not hold on a quiet machine`, {
+    throw new ConflictError(`${what} and ${busy}: its calibration would not hold on a quiet machine`, {
       hint: "wait until the machine is quiet (`uptime`: load well under the core count) and run it again, or add --allow-busy to calibrate anyway (recorded in calibration.json's note)",
     });
   }
@@ -466,9 +477,10 @@ async function checkQuiet(io: Io, what: string, allowBusy: boolean, quietBelow: 
   return sample;
 }
 
-function busyNote(sample: HostBusySample | undefined, contended: number, runs: number): string {
+function busyNote(sample: HostBusySample | undefined, contended: number, runs: number, concurrency: number): string {
   const before = sample ? `other work used ${sample.busyCpus.toFixed(2)} of ${sample.cpus} CPUs before it started` : "the machine's load was not measured";
-  return `calibrated with --allow-busy: ${before}; ${contended} of ${runs} runs were scored under contention`;
+  const together = concurrency > 1 ? `; ${concurrency} runs at a time` : "";
+  return `calibrated with --allow-busy: ${before}${together}; ${contended} of ${runs} runs were scored under contention`;
 }
 
 interface ReportInput {
