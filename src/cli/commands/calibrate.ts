@@ -303,7 +303,9 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
   }
   const { timingSensitive, timedReference } = definition.manifest.scoring;
   const needsQuiet = timingSensitive ? "is timing-sensitive" : timedReference === undefined ? undefined : `needs a quiet machine (${timedReference})`;
-  if (timedReference !== undefined && !definition.manifest.resources.gpu && (options.concurrency ?? 1) > 1 && !options.allowBusy) {
+  // Slurm runs each run as a job of its own CPUs; locally, concurrent runs of a CPU variant share this machine's.
+  const sharesCpus = options.executor !== "slurm" && !definition.manifest.resources.gpu && (options.concurrency ?? 1) > 1;
+  if (timedReference !== undefined && sharesCpus && !options.allowBusy) {
     throw new InvalidInputError(`${family.name}/${variant}: ${timedReference}, so runs at once on this machine's CPUs would cost each other's training steps`, {
       hint: "leave out --concurrency (one run at a time), or add --allow-busy to calibrate so anyway (recorded in calibration.json's note)",
     });
