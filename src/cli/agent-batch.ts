@@ -10,7 +10,7 @@
 import path from "node:path";
 import { parseModelSpec } from "../agents/models/model-spec.js";
 import type { ReplayStep } from "../core/index.js";
-import { InvalidInputError, isTerminal, RunSpec, type RunSummary, type TaskId, type Variant } from "../core/index.js";
+import { InvalidInputError, isTerminal, quietNeed, RunSpec, type RunSummary, type TaskId, type Variant } from "../core/index.js";
 import { getEnvironment } from "../environments/index.js";
 import { runBatch } from "../runs/batch.js";
 import type { DriveOptions } from "../runs/drive-run.js";
@@ -163,16 +163,11 @@ function checkRunsPerGpu(request: AgentBatchRequest): void {
     });
   }
   const manifest = getEnvironment(request.environment).variants[request.variant].manifest;
-  if (manifest.scoring.timingSensitive) {
-    throw new InvalidInputError(`${request.environment}/${request.variant} is timing-sensitive: runs sharing a GPU would slow each other's scored code`, {
+  const quiet = quietNeed(manifest.scoring);
+  if (quiet !== undefined) {
+    throw new InvalidInputError(`${request.environment}/${request.variant} ${quiet.why}: runs sharing a GPU ${quiet.cost}`, {
       hint: "leave out --runs-per-gpu: each run gets a GPU of its own",
     });
-  }
-  if (manifest.scoring.timedReference !== undefined) {
-    throw new InvalidInputError(
-      `${request.environment}/${request.variant}: ${manifest.scoring.timedReference}, so runs sharing a GPU would cost each other's training steps`,
-      { hint: "leave out --runs-per-gpu: each run gets a GPU of its own" },
-    );
   }
   if (!manifest.resources.gpu) {
     throw new InvalidInputError(`${request.environment}/${request.variant} uses no GPU, so --runs-per-gpu has nothing to share`, {

@@ -62,6 +62,19 @@ export const ScoringConfig = z.object({
 });
 export type ScoringConfig = z.infer<typeof ScoringConfig>;
 
+/**
+ * Why a variant's runs need a machine, or a GPU, to themselves, or undefined where they do not: its scorings are
+ * timed (`timingSensitive`), or its reference works to a wall-clock budget (`timedReference`). `why` completes
+ * "VARIANT …"; `cost` says what runs sharing the hardware would cost each other.
+ */
+export function quietNeed(scoring: ScoringConfig): { kind: "timing" | "reference"; why: string; cost: string } | undefined {
+  if (scoring.timingSensitive) return { kind: "timing", why: "is timing-sensitive", cost: "would slow each other's scored code" };
+  if (scoring.timedReference !== undefined) {
+    return { kind: "reference", why: `needs a quiet machine (${scoring.timedReference})`, cost: "would cost each other's training steps" };
+  }
+  return undefined;
+}
+
 /** Every timeout is a per-environment setting with a documented default. */
 export const Timeouts = z.object({
   /** One protected scoring call, grader start to result file (default 600 s, upstream's global timeout). */

@@ -13,6 +13,7 @@ import {
   machineClass,
   parseWith,
   probeMachine,
+  quietNeed,
   ReportedFailureError,
   type RunSummary,
   type ScoreStats,
@@ -153,9 +154,8 @@ export function registerCalibrate(program: Command, io: Io): void {
 interface Planned {
   name: string;
   skip?: string;
-  timingSensitive: boolean;
-  /** Set where the variant's reference works to a wall-clock budget (`scoring.timedReference`): the calibration needs a quiet machine too. */
-  timedReference?: string;
+  /** Why the calibration needs a quiet machine (`quietNeed`): its scorings are timed, or its reference is. */
+  quiet?: "timing" | "reference";
   /** Expected minutes of the whole calibration (runs of both solutions), and where the number comes from. */
   minutes?: number;
   minutesFrom?: string;
@@ -190,7 +190,7 @@ async function calibrateMany(names: string[], options: CalibrateOptions, io: Io)
         : `expected ${formatMinutes(total)}${known.length < todo.length ? ` for ${known.length} of ${todo.length} (the others' duration is unknown here)` : ""}`;
   const planText = formatTable(plan, [
     { header: "ENVIRONMENT", value: (p) => `${p.name}/${variant}` },
-    { header: "TIMING", value: (p) => (p.timingSensitive ? "yes" : p.timedReference !== undefined ? "reference" : "no") },
+    { header: "TIMING", value: (p) => (p.quiet === "timing" ? "yes" : (p.quiet ?? "no")) },
     { header: "PLAN", value: (p) => p.skip ?? `${options.runs} + ${options.runs} runs` },
     { header: "EXPECTED", value: (p) => (p.skip !== undefined ? "" : p.minutes === undefined ? "unknown" : `${formatMinutes(p.minutes)} (${p.minutesFrom})`) },
   ]);
@@ -233,8 +233,8 @@ async function calibrateMany(names: string[], options: CalibrateOptions, io: Io)
 async function planOne(store: RunStore, name: string, variant: Variant, machine: MachineInfo, options: CalibrateOptions): Promise<Planned> {
   const family = getEnvironment(name);
   const definition = family.variants[variant];
-  const { timingSensitive, timedReference } = definition.manifest.scoring;
-  const kind = { name, timingSensitive, ...(timedReference === undefined ? {} : { timedReference }) };
+  const quiet = quietNeed(definition.manifest.scoring)?.kind;
+  const kind = { name, ...(quiet === undefined ? {} : { quiet }) };
   if (definition.availability.status === "unavailable") return { ...kind, skip: `skipped: not available (${definition.availability.reason})` };
   const cls = machineClass(machine, definition.classKind);
   if (cls === undefined) return { ...kind, skip: "skipped: calibrated per GPU model and this machine has no GPU" };
@@ -302,7 +302,7 @@ async function calibrate(name: string, options: CalibrateOptions, io: Io): Promi
     throw new InvalidInputError(`${family.name}/${variant} is calibrated per GPU model and this machine has no GPU`, { hint: "calibrate it on a GPU machine" });
   }
   const { timingSensitive, timedReference } = definition.manifest.scoring;
-  const needsQuiet = timingSensitive ? "is timing-sensitive" : timedReference === undefined ? undefined : `needs a quiet machine (${timedReference})`;
+  const needsQuiet = quietNeed(definition.manifest.scoring)?.why;
   // Slurm runs each run as a job of its own CPUs; locally, concurrent runs of a CPU variant share this machine's.
   const sharesCpus = options.executor !== "slurm" && !definition.manifest.resources.gpu && (options.concurrency ?? 1) > 1;
   if (timedReference !== undefined && sharesCpus && !options.allowBusy) {

@@ -121,7 +121,8 @@ export function registerEnvironments(program: Command, io: Io): void {
         `scale:         ${definition.scale}`,
         `available:     ${definition.availability.status === "available" ? "yes" : `no: ${definition.availability.reason}`}`,
         `scoring:       ${manifest.scoring.direction === "min" ? "lower" : "higher"} is better, aggregate ${manifest.scoring.aggregation}, score ${manifest.scoring.visibleToAgent ? "shown to" : "hidden from"} the agent` +
-          (manifest.scoring.timingSensitive ? ", timing-sensitive (scorings on a busy machine are flagged)" : ""),
+          (manifest.scoring.timingSensitive ? ", timing-sensitive (scorings on a busy machine are flagged)" : "") +
+          (manifest.scoring.timedReference === undefined ? "" : `, calibrated on a quiet machine only (${manifest.scoring.timedReference})`),
         `normalization: ${on.constants ? `start ${on.constants.start}, reference ${on.constants.reference} (${normalizationLabel(on.constants)})` : `none here: ${on.missing}`}`,
         `calibrated:    ${Object.keys(definition.calibrations).join("; ") || "for no machine class"}${definition.variant === "paper" ? " (paper keeps the paper's constants on every machine)" : ""}`,
         `resources:     ${JSON.stringify(manifest.resources)}`,
