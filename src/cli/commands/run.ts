@@ -3,7 +3,7 @@
  * `rebench run NAME --variant V --agent modular|aide|replay ...`: run K agent runs of one environment
  * variant (at most C at a time) under a time limit and optional token and dollar budgets, with live
  * progress, then print each run's id, final raw score and normalized score (`--json`: one object
- * `{batchId, runs: [{runId, rawScore, normalizedScore, ...}]}`). Exits 1 when a run failed.
+ * `{batchId, db, runs: [RunRecord]}`, src/core/run-record.ts). Exits 1 when a run failed.
  */
 import path from "node:path";
 import type { Command } from "commander";
@@ -18,6 +18,7 @@ import {
   type ReplayStep,
   type RunSummary,
   readActionsFile,
+  runRecord,
   TaskId,
   Variant,
 } from "../../core/index.js";
@@ -61,39 +62,6 @@ interface RunOptions {
   executor: string;
   partition?: string;
   slurmOption?: string[];
-}
-
-/** What `--json` prints for a run. */
-export function runResult(run: RunSummary) {
-  return {
-    runId: run.id,
-    rawScore: run.finalRaw,
-    normalizedScore: run.normalized,
-    /** The constants that normalized the score (`entry`: the calibration.json entry, its machine class, date and runs), or null. */
-    normalization: run.spec.normalization ?? null,
-    /** Why there is no normalized score, with the command that makes one; null when there are constants. */
-    normalizationMissing: normalizationMissing(run.spec) ?? null,
-    machineClass: run.spec.machineClass ?? null,
-    state: run.state,
-    stopReason: run.stopReason,
-    error: run.error,
-    participant: run.spec.participant.alias,
-    workingSeconds: run.usage.workingSeconds,
-    tokens: budgetTokens(run.usage),
-    tokensByKind: {
-      input: run.usage.inputTokens,
-      cacheRead: run.usage.cacheReadTokens,
-      cacheWrite: run.usage.cacheWriteTokens,
-      cacheWrite1h: run.usage.cacheWrite1hTokens,
-      output: run.usage.outputTokens,
-      reasoning: run.usage.reasoningTokens,
-    },
-    costUsd: run.usage.costUsd,
-    costByKind: run.usage.costByKind,
-    scoreCalls: run.scoreCalls,
-    /** Score entries taken while other work shared the machine (timing-sensitive variants): not comparable. */
-    contendedScores: run.contendedScores,
-  };
 }
 
 /** The runs as a table, then a line for each reason some of them have no normalized score. */
@@ -212,7 +180,7 @@ export function registerRun(program: Command, io: Io): void {
     const shown = storeDisplay(db);
     request.storeShown = shown;
     const runs = await withStore(db, (store) => runAgentBatch(store, request, options.json ? { ...io, out: io.err, interactive: false } : io));
-    if (options.json) printJson(io, { batchId: runs[0]?.spec.batchId ?? null, db: shown, runs: runs.map(runResult) });
+    if (options.json) printJson(io, { batchId: runs[0]?.spec.batchId ?? null, db: shown, runs: runs.map((run) => runRecord(run)) });
     else io.out(`\n${runsTable(runs)}store: ${shown} (\`rebench runs show ID\`, \`rebench report --db ${shown}\`)\n`);
     const failed = runs.filter((r) => r.state === "failed");
     const unfinished = runs.filter((r) => !isTerminal(r.state));
