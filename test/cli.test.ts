@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { PAPER_ENVIRONMENTS } from "../src/core/index.js";
 import { SqliteRunStore } from "../src/store/index.js";
 import { sampleSpec } from "../src/store/store.contract.js";
-import { rebench, rebenchProcess } from "./helpers/cli.js";
+import { REPO_ROOT, rebench, rebenchProcess } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const dir = tempDir();
@@ -222,5 +222,29 @@ describe("rebench (the program)", () => {
     const result = await rebenchProcess(["environments", "show", "nope"]);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/unknown environment/);
+  });
+
+  test("an unknown variant or task is not found (exit 3) in every command that takes one, as the README's exit codes say", async () => {
+    const readme = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+    expect(readme).toContain("3 not found (an unknown environment, variant, task or run)");
+    const db = path.join(dir, "unknown-names.db");
+    const work = path.join(dir, "unknown-names-work");
+    for (const args of [
+      ["run", "optimize_kernel", "--variant", "huge", "--agent", "replay", "--db", db],
+      ["run", "optimize_kernel", "--variant", "mini", "--task", "secret", "--agent", "replay", "--db", db],
+      ["start", "optimize_kernel", "--variant", "huge", "--dir", work, "--db", db],
+      ["start", "optimize_kernel", "--variant", "mini", "--task", "secret", "--dir", work, "--db", db],
+      ["human", "optimize_kernel", "--variant", "huge", "--db", db],
+      ["calibrate", "optimize_kernel", "--variant", "huge", "--db", db],
+      ["exploits", "optimize_kernel", "--variant", "huge", "--db", db],
+      ["environments", "show", "optimize_kernel", "--variant", "huge"],
+      ["runs", "list", "--variant", "huge", "--db", db],
+    ]) {
+      const result = await rebench(...args);
+      expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(3);
+      expect(result.stderr).toMatch(/unknown (variant "huge"|task "secret")/);
+    }
+    // As a process too: the exit status itself.
+    expect((await rebenchProcess(["run", "optimize_kernel", "--variant", "huge", "--agent", "replay", "--db", db])).code).toBe(3);
   });
 });

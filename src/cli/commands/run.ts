@@ -13,14 +13,13 @@ import {
   isTerminal,
   normalizationLabel,
   normalizationMissing,
-  parseWith,
+  parseTaskId,
+  parseVariant,
   RebenchError,
   type ReplayStep,
   type RunSummary,
   readActionsFile,
   runRecord,
-  TaskId,
-  Variant,
 } from "../../core/index.js";
 import { scaffolds } from "../../runs/scaffolds.js";
 import { resolveDbPath, storeDisplay } from "../../store/index.js";
@@ -158,8 +157,8 @@ export function registerRun(program: Command, io: Io): void {
     if (options.actions !== undefined && options.agent !== "replay") throw new InvalidInputError("--actions is for --agent replay");
     const request: AgentBatchRequest = {
       environment: name,
-      variant: parseWith(Variant, options.variant, "--variant"),
-      task: parseWith(TaskId, options.task, "--task"),
+      variant: parseVariant(options.variant),
+      task: parseTaskId(options.task),
       scaffold: options.agent,
       ...(options.model && scaffold.needsModel ? { model: options.model } : {}),
       ...(options.participant ? { alias: options.participant } : {}),

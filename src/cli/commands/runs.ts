@@ -13,13 +13,13 @@ import {
   InvalidInputError,
   normalizationLabel,
   normalizationMissing,
+  parseVariant,
   parseWith,
   RUN_STATES,
   RunState,
   type RunSummary,
   runRecord,
   type ScoreLogEntry,
-  Variant,
 } from "../../core/index.js";
 import { storedAnalysisRuns } from "../analysis-input.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
@@ -72,7 +72,7 @@ export function registerRuns(program: Command, io: Io): void {
   ).action(async (options: { db?: string; environment?: string; variant?: string; participant?: string; state?: string; limit?: number; json?: boolean }) => {
     const filter = {
       environment: options.environment ? parseWith(EnvironmentId, options.environment, "--environment") : undefined,
-      variant: options.variant ? parseWith(Variant, options.variant, "--variant") : undefined,
+      variant: options.variant ? parseVariant(options.variant) : undefined,
       participant: options.participant,
       states: options.state?.split(",").map((s) => parseWith(RunState, s.trim(), "--state")),
       limit: options.limit,
