@@ -132,7 +132,10 @@ export function registerRun(program: Command, io: Io): void {
           "let n concurrent runs share one GPU (default 1; refused where the score times the code)",
           positiveInteger("--runs-per-gpu"),
         )
-        .option("--actions <what>", "replay: reference (default), start (score the starting solution and submit it) or a JSON Lines FILE")
+        .option(
+          "--actions <what>",
+          'replay: reference (default), start (score the starting solution and submit it) or a JSON Lines FILE, one tool call a line: {"tool": "bash", "input": {"command": "ls"}} (docs/agents.md, "Actions files")',
+        )
         .option("--agent-config <json>", "scaffold settings as a JSON object (docs/agents.md)")
         .option("--participant <alias>", "what reports call these runs (default: MODEL (SCAFFOLD), or reference (replay))")
         .option("--backend <name>", "sandbox backend", "local")
@@ -142,6 +145,7 @@ export function registerRun(program: Command, io: Io): void {
       "after",
       "\nExamples:\n  rebench run optimize_kernel --variant mini --agent replay\n" +
         "  rebench run optimize_kernel --variant mini --agent replay --actions start\n" +
+        '  rebench run optimize_kernel --variant mini --agent replay --actions my-attempt.jsonl   # the format, a line per tool: docs/agents.md, "Actions files"\n' +
         "  rebench run optimize_kernel --variant mini --agent modular --model openai:gpt-4o --time-limit 30m --tokens 2000000 --runs 4 --concurrency 2\n" +
         "  rebench run optimize_kernel --variant gpu --agent replay --runs 8 --executor slurm --partition gpu --db postgres://rebench@db.example/rebench",
     ),
