@@ -351,7 +351,7 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
     const one = await rebench("calibrate", "test_echo", "--variant", "mini", "--runs", "1", "--db", db);
     expect(one.code).toBe(2);
     expect(one.stderr).toMatch(/--runs must be an integer of at least 2/);
-    expect((await rebench("calibrate", "test_echo", "--variant", "huge", "--db", db)).code).toBe(2);
+    expect((await rebench("calibrate", "test_echo", "--variant", "huge", "--db", db)).code).toBe(3);
     const gpu = await rebench("calibrate", "test_echo", "--variant", "gpu", "--db", db);
     expect(gpu.code).toBe(4);
     expect(gpu.stderr).toMatch(/test_echo\/gpu is not available/);

@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { PAPER_ENVIRONMENTS } from "../src/core/index.js";
 import { SqliteRunStore } from "../src/store/index.js";
 import { sampleSpec } from "../src/store/store.contract.js";
-import { rebench, rebenchProcess } from "./helpers/cli.js";
+import { REPO_ROOT, rebench, rebenchProcess } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const dir = tempDir();
@@ -81,13 +81,32 @@ describe("rebench runs", () => {
 
     const json = JSON.parse((await rebench("runs", "list", "--db", db, "--json")).stdout);
     expect(json).toHaveLength(1);
-    expect(json[0].currentRaw).toBe(1.25);
+    expect(json[0].rawScoreSoFar).toBe(1.25);
+    expect(json[0].rawScore).toBeNull();
 
     const show = await rebench("runs", "show", run.id, "--db", db, "--events");
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/score log:/);
     expect(show.stdout).toMatch(/1m1s\s+1\.25\s+-\s+\{"time_ms":3\.49\}/); // no contention numbers recorded: "-"
     expect(show.stdout).toMatch(/\s+3\s+\S+\s+score_logged/);
+  });
+
+  test("a Slurm run's job on a host where Slurm does not answer: `unknown` and why, not `?`; --json job.state null", async () => {
+    const db = path.join(dir, "slurm-runs.db");
+    const store = SqliteRunStore.open(db);
+    const run = await store.createRun({ ...sampleSpec, config: { executor: "slurm" } });
+    await store.append(run.id, { type: "job_submitted", executor: "slurm", jobId: "1", request: [] });
+    await store.close();
+    // No cluster here: without SLURM_CONF (and no /etc/slurm/slurm.conf) squeue fails, as on a host outside the cluster.
+    const noCluster = { SLURM_CONF: undefined };
+    const list = await rebenchProcess(["runs", "list", "--db", db], noCluster);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(new RegExp(`${run.id}\\s+\\S+\\s+\\S+\\s+queued\\s+1 unknown\\s`));
+    expect(list.stdout).not.toMatch(/ 1 \?/);
+    expect(list.stdout).toMatch(/^JOB: the Slurm jobs' states are unknown: Slurm's commands do not answer here \(squeue failed/m);
+    expect(list.stdout).toContain("SLURM_CONF");
+    const json = JSON.parse((await rebenchProcess(["runs", "list", "--db", db, "--json"], noCluster)).stdout);
+    expect(json[0].job).toMatchObject({ executor: "slurm", id: "1", state: null });
   });
 
   test("show of an unknown run exits 3", async () => {
@@ -203,5 +222,29 @@ describe("rebench (the program)", () => {
     const result = await rebenchProcess(["environments", "show", "nope"]);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/unknown environment/);
+  });
+
+  test("an unknown variant or task is not found (exit 3) in every command that takes one, as the README's exit codes say", async () => {
+    const readme = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+    expect(readme).toContain("3 not found (an unknown environment, variant, task or run)");
+    const db = path.join(dir, "unknown-names.db");
+    const work = path.join(dir, "unknown-names-work");
+    for (const args of [
+      ["run", "optimize_kernel", "--variant", "huge", "--agent", "replay", "--db", db],
+      ["run", "optimize_kernel", "--variant", "mini", "--task", "secret", "--agent", "replay", "--db", db],
+      ["start", "optimize_kernel", "--variant", "huge", "--dir", work, "--db", db],
+      ["start", "optimize_kernel", "--variant", "mini", "--task", "secret", "--dir", work, "--db", db],
+      ["human", "optimize_kernel", "--variant", "huge", "--db", db],
+      ["calibrate", "optimize_kernel", "--variant", "huge", "--db", db],
+      ["exploits", "optimize_kernel", "--variant", "huge", "--db", db],
+      ["environments", "show", "optimize_kernel", "--variant", "huge"],
+      ["runs", "list", "--variant", "huge", "--db", db],
+    ]) {
+      const result = await rebench(...args);
+      expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(3);
+      expect(result.stderr).toMatch(/unknown (variant "huge"|task "secret")/);
+    }
+    // As a process too: the exit status itself.
+    expect((await rebenchProcess(["run", "optimize_kernel", "--variant", "huge", "--agent", "replay", "--db", db])).code).toBe(3);
   });
 });

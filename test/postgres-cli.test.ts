@@ -79,7 +79,7 @@ describe.skipIf(postgresSkip !== undefined)("a PostgreSQL store through the comm
     const again = await rebench("store", "copy", "--from", sqlite, "--to", pgUrl, "--json");
     expect(again.code).toBe(0);
     const report = JSON.parse(again.stdout);
-    expect(report.events).toBe(1);
+    expect(report.eventsCopied).toBe(1);
     expect(report.runs.filter((r: { result: string }) => r.result === "continued").map((r: { runId: string }) => r.runId)).toEqual([unfinished.id]);
     expect(report.runs.filter((r: { result: string }) => r.result === "same")).toHaveLength(RUNS.length - 1);
     expect(await contentsOf(pgUrl)).toEqual(await contentsOf(sqlite));

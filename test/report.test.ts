@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
@@ -6,8 +7,9 @@ import { analysisRunFromStore } from "../src/analysis/analysis-run-from-store.js
 import { METR_FAMILIES } from "../src/analysis/metr/metr-families.js";
 import { parseMetrRuns } from "../src/analysis/metr/parse-metr-runs.js";
 import { SqliteRunStore } from "../src/store/index.js";
-import { rebench, rebenchProcess } from "./helpers/cli.js";
+import { REPO_ROOT, rebench, rebenchProcess } from "./helpers/cli.js";
 import { constantsOf, FIX_EMBEDDING_ENTRY, RUNS, record } from "./helpers/recorded-runs.js";
+import { TEST_BACKEND } from "./helpers/test-backend.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const dir = tempDir();
@@ -266,5 +268,38 @@ describe("rebench report refuses what it cannot use, saying what to do", () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(/no runs to compare in run store/);
     expect(stderr).toMatch(/hint: record runs first/);
+  });
+});
+
+describe("rebench report when no budget fits the runs", () => {
+  test("an all-'-' table comes with a hint naming --budgets and the runs' time limits and working times", async () => {
+    // One real replay run of the default time limit (30m): a budget of 2h needs 4 such runs, so every cell is "-".
+    const db = path.join(dir, "short-runs.db");
+    const env = { REBENCH_TEST_SANDBOX_ROOT: path.join(dir, "sandboxes") };
+    const fixtureCli = ["--import", "tsx", "test/fixtures/rebench-cli.ts"];
+    const ran = await new Promise<number | null>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [...fixtureCli, "run", "test_echo", "--variant", "mini", "--agent", "replay", "--backend", TEST_BACKEND, "--db", db],
+        {
+          cwd: REPO_ROOT,
+          env: { ...process.env, ...env },
+          stdio: "ignore",
+        },
+      );
+      child.on("exit", resolve);
+    });
+    expect(ran).toBe(0);
+    const report = await rebenchProcess(["report", "--db", db, "--bootstrap", "0"]);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).not.toMatch(/\d\.\d/); // every score cell is "-"
+    expect(report.stderr).toMatch(
+      /^hint: every score is "-": .* time limits of 30m \(at most 1 run\(s\) per participant and environment\) and worked \S+ to \S+: try --budgets 30m$/m,
+    );
+    // With the budget it suggests, the table has a score and no hint.
+    const fitted = await rebenchProcess(["report", "--db", db, "--bootstrap", "0", "--budgets", "30m"]);
+    expect(fitted.code, fitted.stderr).toBe(0);
+    expect(fitted.stdout).toMatch(/\d\.\d/);
+    expect(fitted.stderr).not.toContain("hint: every score");
   });
 });

@@ -1,6 +1,6 @@
 /**
  * @module
- * Live progress of a batch of runs, read from the store once a second: runs done and running, working
+ * Live progress of a batch of runs (or of the runs `rebench runs resume` continues), read from the store once a second: runs done and running, working
  * time, tokens, dollars and the best score so far (raw and normalized). On a terminal it is one line
  * rewritten in place; otherwise a line every `everySeconds` (default 30) while something changes, so logs
  * of long batches stay short. Each run that ends gets its own line.
@@ -13,7 +13,9 @@ import type { Io } from "./io.js";
 export interface ProgressOptions {
   io: Io;
   store: RunStore;
-  batchId: string;
+  /** The runs followed: a batch's (`rebench run`), or these runs (`rebench runs resume`). */
+  batchId?: string;
+  runIds?: readonly string[];
   /** Runs in the batch. */
   total: number;
   /** What is running, e.g. `test_echo/mini modular`. */
@@ -109,8 +111,8 @@ export class BatchProgress {
     if (this.#ticking || !this.#timer) return;
     this.#ticking = true;
     try {
-      const { io, store, batchId, total, label, everySeconds } = this.#options;
-      const runs = await store.listRuns({ batchId });
+      const { io, store, batchId, runIds, total, label, everySeconds } = this.#options;
+      const runs = runIds ? await Promise.all(runIds.map((id) => store.getRun(id))) : await store.listRuns({ batchId });
       if (!this.#timer) return;
       const now = Date.now();
       const line = progressLine(label, total, runs, now);

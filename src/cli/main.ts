@@ -4,7 +4,8 @@
  * error to a message and an exit code in one place. Nothing else calls `process.exit`.
  *
  * Exit codes: 0 ok; 1 the command ran and reports a failure; 2 bad input or usage; 3 not found;
- * 4 unavailable here; 5 conflict with the current state; 6 broken infrastructure; 70 internal error.
+ * 4 unavailable here (also the machine's situation: a port in use, a read-only or full disk, situation-error.ts);
+ * 5 conflict with the current state; 6 broken infrastructure; 70 internal error.
  */
 import { existsSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -12,6 +13,7 @@ import { Command, CommanderError } from "commander";
 import { RebenchError } from "../core/errors.js";
 import { COMMAND_SUMMARIES, type CommandName } from "./command-summaries.js";
 import { exitQuietlyOnClosedPipe, type Io, processIo } from "./io.js";
+import { situationError } from "./situation-error.js";
 
 export const EXIT_INTERNAL = 70;
 
@@ -102,10 +104,11 @@ export function exitCodeFor(error: unknown, io: Io): number {
     // Commander already printed its message (or the help / version text).
     return error.exitCode === 0 ? 0 : 2;
   }
-  if (error instanceof RebenchError) {
-    io.err(`rebench: ${error.message}\n`);
-    if (error.hint) io.err(`  hint: ${error.hint}\n`);
-    return error.exitCode;
+  const known = error instanceof RebenchError ? error : situationError(error);
+  if (known) {
+    io.err(`rebench: ${known.message}\n`);
+    if (known.hint) io.err(`  hint: ${known.hint}\n`);
+    return known.exitCode;
   }
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
   io.err(`rebench: internal error (a bug; please report it with this output):\n${text}\n`);

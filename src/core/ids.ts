@@ -4,6 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { NotFoundError } from "./errors.js";
 import { PAPER_ENVIRONMENTS } from "./paper-environments.js";
 
 export const PaperEnvironment = z.enum(PAPER_ENVIRONMENTS);
@@ -25,6 +26,23 @@ export type Variant = z.infer<typeof Variant>;
 export const TASK_IDS = ["main", "hidden_score"] as const;
 export const TaskId = z.enum(TASK_IDS);
 export type TaskId = z.infer<typeof TaskId>;
+
+/**
+ * A variant named on the command line: an unknown one is not found (exit 3), as an unknown environment is,
+ * not bad input.
+ */
+export function parseVariant(value: string, flag = "--variant"): Variant {
+  const parsed = Variant.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new NotFoundError(`unknown variant "${value}"`, { hint: `${flag} is one of ${VARIANTS.join(", ")}` });
+}
+
+/** A task named on the command line; an unknown one is not found (exit 3). */
+export function parseTaskId(value: string, flag = "--task"): TaskId {
+  const parsed = TaskId.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new NotFoundError(`unknown task "${value}"`, { hint: `${flag} is one of ${TASK_IDS.join(", ")}` });
+}
 
 export const RunId = z.string().regex(/^r[0-9a-z]{8,}$/, "a run id looks like r0mfx3k2a9c1b7e");
 export type RunId = z.infer<typeof RunId>;

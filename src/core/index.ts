@@ -27,6 +27,7 @@ export * from "./parse.js";
 export * from "./probe-machine.js";
 export * from "./registry.js";
 export * from "./replay-step.js";
+export * from "./run-record.js";
 export * from "./run-state.js";
 export * from "./run-summary.js";
 export * from "./score.js";

@@ -52,7 +52,7 @@ export function parseActions<S extends z.ZodTypeAny = typeof ReplayStep>(text: s
     const parsed = (schema ?? ReplayStep).safeParse(value);
     if (!parsed.success) {
       throw new InvalidInputError(`${source}, line ${i + 1}: not a recorded action:\n${formatIssues(parsed.error)}`, {
-        hint: 'each line is {"tool": "bash"|"python"|"score"|"score_log"|"submit"|"generate", "input": {...}}',
+        hint: 'each line is {"tool": "bash"|"python"|"score"|"score_log"|"submit"|"generate", "input": {...}}: docs/agents.md, "Actions files", has each tool\'s fields and an example',
       });
     }
     steps.push(parsed.data as z.infer<S>);

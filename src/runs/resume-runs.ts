@@ -19,13 +19,16 @@ export interface ResumeOptions extends DriveOptions {
   /** Only these runs (default: all unfinished). */
   runIds?: readonly string[];
   onRunEnded?: (run: RunSummary) => void;
+  /** Called once the runs to continue are known (and claimed), before any is driven. */
+  onStart?: (runs: readonly RunSummary[]) => void;
   /** How to submit and watch Slurm jobs, for runs of the Slurm executor (skipped without it). */
   slurm?: SlurmContext;
 }
 
 export interface ResumeReport {
   resumed: RunSummary[];
-  skipped: Array<{ run: RunSummary; why: string }>;
+  /** Runs left alone, and why; `failed`: one that could not be continued (an error, its Slurm job ended first). */
+  skipped: Array<{ run: RunSummary; why: string; failed?: boolean }>;
 }
 
 const UNFINISHED: readonly RunState[] = RUN_STATES.filter((s) => !isTerminal(s));
@@ -62,6 +65,7 @@ export async function resumeRuns(options: ResumeOptions): Promise<ResumeReport> 
     await claimRun(store, run.id);
     todo.push(run);
   }
+  options.onStart?.([...todo, ...slurmTodo]);
   const onCluster =
     slurmTodo.length === 0
       ? Promise.resolve([])
@@ -75,7 +79,7 @@ export async function resumeRuns(options: ResumeOptions): Promise<ResumeReport> 
       return ended;
     } catch (error) {
       if (!(error instanceof RebenchError)) throw error;
-      skipped.push({ run, why: error.hint ? `${error.message} (${error.hint})` : error.message });
+      skipped.push({ run, why: error.hint ? `${error.message} (${error.hint})` : error.message, failed: true });
       return undefined;
     }
   });
@@ -86,6 +90,7 @@ export async function resumeRuns(options: ResumeOptions): Promise<ResumeReport> 
       skipped.push({
         run: outcome.run,
         why: `its Slurm job ${outcome.job.id} ended (${outcome.job.state}) before the run did: \`rebench runs resume\` submits it again`,
+        failed: true,
       });
     }
   }

@@ -2,32 +2,21 @@
  * @module
  * What the viewer's server sends its pages, and what `--export` writes as files: the one place these shapes
  * are defined, imported by the server (src/web) and the browser code (src/web/client) alike. They are the
- * viewer's own (not stored, not shared with Python), so plain interfaces rather than zod schemas.
+ * viewer's own (not stored, not shared with Python), so plain interfaces rather than zod schemas; a run is
+ * the run record of core (RunRecord), the shape every `--json` output uses.
  */
+import type { RunRecord } from "../core/run-record.js";
 
-/** One run as the runs list shows it. */
-export interface RunRow {
-  id: string;
-  environment: string;
-  variant: string;
-  task: string;
-  participant: string;
-  participantKind: "agent" | "human";
-  scaffold: string | null;
-  state: string;
-  stopReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-  workingSeconds: number;
-  scoreCalls: number;
-  validScores: number;
-  /** Final raw score when finished, else the aggregate so far; null when none (or withheld in an export). */
-  raw: number | null;
-  normalized: number | null;
-  /** True when the run's score values are hidden (task `hidden_score`) and this copy leaves them out. */
+/**
+ * One run as the runs list shows it: the run record every `--json` output prints (src/core/run-record.ts,
+ * docs/runs.md "Runs as JSON"), plus what only the viewer needs.
+ */
+export type RunRow = RunRecord & {
+  /** True when the run's score values are hidden (task `hidden_score`) and this copy leaves them out (null there). */
   scoresWithheld: boolean;
+  /** Events in the run's log. */
   events: number;
-}
+};
 
 export interface RunFacetsView {
   environments: string[];

@@ -60,17 +60,17 @@ export async function exportBundle(
   await json("data/runs.json", { total: rows.length, offset: 0, limit: rows.length, runs: rows, facets: all.facets });
   let done = 0;
   for (const row of rows) {
-    const base = `data/runs/${row.id}`;
-    const detail = await api.run(row.id);
+    const base = `data/runs/${row.runId}`;
+    const detail = await api.run(row.runId);
     await json(`${base}/run.json`, detail);
     for (let page = 0; page * ITEMS_PAGE < row.events; page++) {
-      const items = await api.items(row.id, page);
+      const items = await api.items(row.runId, page);
       await json(`${base}/items-${page}.json`, items);
-      for (const item of items) if (!item.complete) await json(`${base}/item-${item.seq}.json`, await api.item(row.id, item.seq));
+      for (const item of items) if (!item.complete) await json(`${base}/item-${item.seq}.json`, await api.item(row.runId, item.seq));
     }
     if (detail.recording) {
       try {
-        await json(`${base}/recording.json`, await api.recording(row.id));
+        await json(`${base}/recording.json`, await api.recording(row.runId));
       } catch (error) {
         if (!(error instanceof NotFoundError)) throw error;
       }

@@ -5,7 +5,7 @@
  * budget, the score log, pauses with their reasons, AIDE's tree and whether a terminal recording exists.
  */
 import { existsSync } from "node:fs";
-import { normalizationLabel, normalizationMissing, type RunSummary, type StoredEvent } from "../core/index.js";
+import { normalizationLabel, normalizationMissing, type RunSummary, runRecord, type StoredEvent } from "../core/index.js";
 import type { RunStore } from "../store/index.js";
 import type { AideNodeView, BudgetRow, PauseRow, RunDetail, RunRow, ScoreLogRow } from "./api-types.js";
 import { publicEntry, publicSummary, scoresHidden, withheldNotes } from "./publish.js";
@@ -17,27 +17,7 @@ export interface ViewOptions {
 
 export function runRow(summary: RunSummary, options: ViewOptions = {}): RunRow {
   const shown = options.publish ? publicSummary(summary) : summary;
-  const { spec } = shown;
-  return {
-    id: shown.id,
-    environment: spec.environment,
-    variant: spec.variant,
-    task: spec.task,
-    participant: spec.participant.alias,
-    participantKind: spec.participant.kind,
-    scaffold: spec.participant.scaffold ?? null,
-    state: shown.state,
-    stopReason: shown.stopReason,
-    createdAt: shown.createdAt,
-    updatedAt: shown.updatedAt,
-    workingSeconds: shown.usage.workingSeconds,
-    scoreCalls: shown.scoreCalls,
-    validScores: shown.validScores,
-    raw: shown.finalRaw ?? shown.currentRaw,
-    normalized: shown.normalized,
-    scoresWithheld: Boolean(options.publish) && scoresHidden(spec),
-    events: shown.lastSeq,
-  };
+  return { ...runRecord(shown), scoresWithheld: Boolean(options.publish) && scoresHidden(shown.spec), events: shown.lastSeq };
 }
 
 export async function runDetail(store: RunStore, id: string, options: ViewOptions = {}): Promise<RunDetail> {

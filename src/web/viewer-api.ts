@@ -57,7 +57,7 @@ export class ViewerApi {
   async recording(id: string): Promise<RecordingView> {
     const detail = await this.run(id);
     if (!detail.recording) throw new NotFoundError(`run ${id} has no terminal recording`, { hint: "only human runs (rebench human) record their terminal" });
-    const [note] = await this.store.events(detail.row.id, { afterSeq: detail.recording.seq - 1, limit: 1 });
+    const [note] = await this.store.events(detail.row.runId, { afterSeq: detail.recording.seq - 1, limit: 1 });
     const view = note ? await recordingView(note) : undefined;
     if (!view) throw new NotFoundError(`the terminal recording of run ${id} cannot be read`);
     return view;

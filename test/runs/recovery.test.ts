@@ -2,10 +2,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
-import type { RunSummary, ScoreLogEntry, StoredEvent } from "../../src/core/index.js";
+import { RunRecord, type RunSummary, type ScoreLogEntry, type StoredEvent } from "../../src/core/index.js";
 import { SqliteRunStore } from "../../src/store/index.js";
 import { REPO_ROOT } from "../helpers/cli.js";
-import { TEST_BACKEND } from "../helpers/test-backend.js";
+import { TEST_BACKEND, testBackend } from "../helpers/test-backend.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const root = tempDir("rebench-recovery-");
@@ -125,6 +125,41 @@ describe("recovery after the orchestrator is killed with SIGKILL", () => {
     const restart = await finished(node("test/fixtures/orchestrator.ts", [db, "batch-restart", "2", "2", actions]));
     expect(restart.code, restart.output).toBe(0);
     expectRecovered(before, await snapshot(db, "batch-restart"));
+  });
+});
+
+describe("`rebench runs resume` reports and exits as `rebench run` does", () => {
+  test("it prints each resumed run as it ends, exits 1 when one failed, and --json holds run records (no specs)", async () => {
+    const db = path.join(root, "resume-failed.db");
+    const before = await killMidRun(db, "batch-resume-failed");
+    // One run's sandbox is gone (the machine was wiped, say): continuing it fails it, its score log kept.
+    const [lost, kept] = before.map((b) => b.run);
+    const sandbox = await testBackend(sandboxes).reattach(lost!.id);
+    await sandbox!.destroy();
+    const resume = node("test/fixtures/rebench-cli.ts", ["runs", "resume", "--db", db, "--json"]);
+    let stdout = "";
+    let stderr = "";
+    resume.stdout?.on("data", (d) => (stdout += d));
+    resume.stderr?.on("data", (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => resume.on("exit", resolve));
+    expect(code, stderr).toBe(1);
+    // Progress on stderr, as `rebench run --json` prints it: what it resumes, then each run as it ends.
+    expect(stderr).toContain(`resuming 2 run(s)`);
+    expect(stderr).toContain(`run ${lost!.id} failed (error): failed: the run's sandbox is gone`);
+    expect(stderr).toContain(`run ${kept!.id} finished (submitted): raw `);
+    expect(stderr).toContain(`1 of 2 resumed run(s) failed`);
+    const json = JSON.parse(stdout) as { db: string; runs: unknown[]; skipped: unknown[] };
+    expect(Object.keys(json).sort()).toEqual(["db", "runs", "skipped"]);
+    expect(json.skipped).toEqual([]);
+    const records = json.runs.map((r) => RunRecord.parse(r));
+    expect(records.map((r) => [r.runId, r.state]).sort()).toEqual(
+      [
+        [lost!.id, "failed"],
+        [kept!.id, "finished"],
+      ].sort(),
+    );
+    expect(records.find((r) => r.runId === kept!.id)!.rawScore).not.toBeNull();
+    expect(stdout).not.toContain('"spec"');
   });
 });
 

@@ -101,10 +101,10 @@ describe("rebench serve: the viewer's server", () => {
     expect(index.body).toContain('<meta name="rebench-mode" content="live">');
     const page = JSON.parse((await get(`${viewer.url}api/runs?sort=normalized&desc=1&limit=2`)).body) as RunsPage;
     expect(page.total).toBe(3);
-    expect(page.runs.map((r) => r.id)).toEqual([ids.reference, ids.hidden]);
+    expect(page.runs.map((r) => r.runId)).toEqual([ids.reference, ids.hidden]);
     expect(page.facets.participants).toEqual(["model-a", "model-b", "reference (replay)"]);
     const filtered = JSON.parse((await get(`${viewer.url}api/runs?participant=model-a&min=0.4&max=0.6`)).body) as RunsPage;
-    expect(filtered.runs.map((r) => r.id)).toEqual([ids.plain]);
+    expect(filtered.runs.map((r) => r.runId)).toEqual([ids.plain]);
   });
 
   test("refuses a bad query with what it accepts, an unknown run with a hint, and anything but GET", async () => {
@@ -220,7 +220,7 @@ describe("rebench serve: the viewer's server", () => {
     );
     // The live server, for whoever may open it, shows everything.
     const live = JSON.parse((await get(`${viewer.url}api/runs/${ids.hidden}`)).body) as RunDetail;
-    expect(live.row.raw).toBe(HIDDEN_VALUE);
+    expect(live.row.rawScore).toBe(HIDDEN_VALUE);
   });
 
   test("rebench serve refuses a store that does not exist instead of creating it", async () => {

@@ -11,7 +11,8 @@ import {
   type MachineInfo,
   machineBusy,
   machineClass,
-  parseWith,
+  parseTaskId,
+  parseVariant,
   probeMachine,
   quietNeed,
   ReportedFailureError,
@@ -19,8 +20,8 @@ import {
   type ScoreStats,
   sampleHostBusy,
   scoreStats,
-  TaskId,
-  Variant,
+  type TaskId,
+  type Variant,
   type VariantCalibration,
 } from "../../core/index.js";
 import { environmentDigest } from "../../environments/environment-digest.js";
@@ -171,7 +172,7 @@ async function calibrateMany(names: string[], options: CalibrateOptions, io: Io)
   if (options.json && !options.dryRun) {
     throw new InvalidInputError("--json prints one calibration: give one name (each calibration's numbers are in its store and calibration.json)");
   }
-  const variant = parseWith(Variant, options.variant, "--variant");
+  const variant = parseVariant(options.variant);
   const machine = await probeMachine();
   const db = resolveDbPath(options.db);
   const plan = await withStore(db, async (store) => {
@@ -282,12 +283,12 @@ function formatMinutes(minutes: number): string {
 }
 
 async function calibrate(name: string, options: CalibrateOptions, io: Io): Promise<void> {
-  const variant = parseWith(Variant, options.variant, "--variant");
+  const variant = parseVariant(options.variant);
   if (options.only !== undefined && options.only !== "start" && options.only !== "reference") {
     throw new InvalidInputError(`--only is start or reference, got "${options.only}"`);
   }
   const family = getEnvironment(name);
-  const task = checkTask(family, parseWith(TaskId, options.task, "--task"));
+  const task = checkTask(family, parseTaskId(options.task));
   requireImplementation(family.name, variant);
   if (options.executor === "slurm" && options.write) {
     // The runs would be scored on nodes whose machine class the runs do not record yet (docs/runs.md, "Machine classes").

@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import type { Command } from "commander";
 import { HumanAgent } from "../../agents/human/human-agent.js";
-import { InvalidInputError, parseWith, TaskId, UnavailableError, Variant } from "../../core/index.js";
+import { InvalidInputError, parseTaskId, parseVariant, UnavailableError } from "../../core/index.js";
 import { driveRun } from "../../runs/drive-run.js";
 import { SandboxHumanLink } from "../../runs/human-link.js";
 import { newRunSpec, runEnvironment } from "../../runs/run-environment.js";
@@ -61,8 +61,8 @@ export function registerHuman(program: Command, io: Io): void {
       ),
   ).action(async (name: string, options: HumanOptions) => {
     registerBuiltins();
-    const variant = parseWith(Variant, options.variant, "--variant");
-    const task = parseWith(TaskId, options.task, "--task");
+    const variant = parseVariant(options.variant);
+    const task = parseTaskId(options.task);
     const timeLimitSeconds = parseDuration(options.timeLimit, "--time-limit");
     const spec = await newRunSpec({
       environment: name,

@@ -13,6 +13,7 @@ import { reportTables } from "../../analysis/render/report-tables.js";
 import { InvalidInputError } from "../../core/errors.js";
 import { type LoadedRuns, loadRunsFile, loadStoreRuns, mixedVariantNotes } from "../analysis-input.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
+import { formatDuration } from "../format.js";
 import { type Io, printJson } from "../io.js";
 import { dbOption, withStore } from "../store-option.js";
 import { formatTable } from "../table.js";
@@ -98,7 +99,34 @@ export async function runReport(options: ReportOptions, io: Io): Promise<boolean
       ),
     );
   }
+  if (report.rows.every((row) => row.score === null)) io.err(`${budgetsHint(loaded.runs)}\n`);
   return true;
+}
+
+/**
+ * Why every score is `-` (no budget fits the runs: short runs, a few each, as the main job's) and what to
+ * pass instead: the runs' time limits as budgets, each the best of one run.
+ */
+function budgetsHint(runs: LoadedRuns["runs"]): string {
+  const limits = [...new Set(runs.map((r) => r.timeLimitSeconds))].sort((a, b) => a - b);
+  const counts = new Map<string, number>();
+  for (const r of runs)
+    counts.set(`${r.participant}|${r.environment}|${r.timeLimitSeconds}`, (counts.get(`${r.participant}|${r.environment}|${r.timeLimitSeconds}`) ?? 0) + 1);
+  const most = Math.max(...counts.values());
+  const worked = runs.flatMap((r) => (r.usage.workingSeconds === null ? [] : [r.usage.workingSeconds]));
+  const workedText = worked.length === 0 ? "" : ` and worked ${formatDuration(Math.min(...worked))} to ${formatDuration(Math.max(...worked))}`;
+  return (
+    `hint: every score is "-": a budget B takes the best of k = floor(B / L) runs of an environment at time limit L, and no participant has that many; ` +
+    `these runs have time limits of ${limits.map(formatDuration).join(", ")} (at most ${most} run(s) per participant and environment)${workedText}: ` +
+    `try --budgets ${limits.map(budgetLabel).join(",")}`
+  );
+}
+
+/** Seconds as a budget `--budgets` reads: `30m`, `2h`, `90s`. */
+function budgetLabel(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600}h`;
+  if (seconds % 60 === 0) return `${seconds / 60}m`;
+  return `${seconds}s`;
 }
 
 function jsonOf(report: Report, loaded: LoadedRuns, notes: string[]) {

@@ -3,7 +3,7 @@
  * `rebench run NAME --variant V --agent modular|aide|replay ...`: run K agent runs of one environment
  * variant (at most C at a time) under a time limit and optional token and dollar budgets, with live
  * progress, then print each run's id, final raw score and normalized score (`--json`: one object
- * `{batchId, runs: [{runId, rawScore, normalizedScore, ...}]}`). Exits 1 when a run failed.
+ * `{batchId, db, runs: [RunRecord]}`, src/core/run-record.ts). Exits 1 when a run failed.
  */
 import path from "node:path";
 import type { Command } from "commander";
@@ -13,13 +13,13 @@ import {
   isTerminal,
   normalizationLabel,
   normalizationMissing,
-  parseWith,
+  parseTaskId,
+  parseVariant,
   RebenchError,
   type ReplayStep,
   type RunSummary,
   readActionsFile,
-  TaskId,
-  Variant,
+  runRecord,
 } from "../../core/index.js";
 import { scaffolds } from "../../runs/scaffolds.js";
 import { resolveDbPath, storeDisplay } from "../../store/index.js";
@@ -61,39 +61,6 @@ interface RunOptions {
   executor: string;
   partition?: string;
   slurmOption?: string[];
-}
-
-/** What `--json` prints for a run. */
-export function runResult(run: RunSummary) {
-  return {
-    runId: run.id,
-    rawScore: run.finalRaw,
-    normalizedScore: run.normalized,
-    /** The constants that normalized the score (`entry`: the calibration.json entry, its machine class, date and runs), or null. */
-    normalization: run.spec.normalization ?? null,
-    /** Why there is no normalized score, with the command that makes one; null when there are constants. */
-    normalizationMissing: normalizationMissing(run.spec) ?? null,
-    machineClass: run.spec.machineClass ?? null,
-    state: run.state,
-    stopReason: run.stopReason,
-    error: run.error,
-    participant: run.spec.participant.alias,
-    workingSeconds: run.usage.workingSeconds,
-    tokens: budgetTokens(run.usage),
-    tokensByKind: {
-      input: run.usage.inputTokens,
-      cacheRead: run.usage.cacheReadTokens,
-      cacheWrite: run.usage.cacheWriteTokens,
-      cacheWrite1h: run.usage.cacheWrite1hTokens,
-      output: run.usage.outputTokens,
-      reasoning: run.usage.reasoningTokens,
-    },
-    costUsd: run.usage.costUsd,
-    costByKind: run.usage.costByKind,
-    scoreCalls: run.scoreCalls,
-    /** Score entries taken while other work shared the machine (timing-sensitive variants): not comparable. */
-    contendedScores: run.contendedScores,
-  };
 }
 
 /** The runs as a table, then a line for each reason some of them have no normalized score. */
@@ -165,7 +132,10 @@ export function registerRun(program: Command, io: Io): void {
           "let n concurrent runs share one GPU (default 1; refused where the score times the code)",
           positiveInteger("--runs-per-gpu"),
         )
-        .option("--actions <what>", "replay: reference (default), start (score the starting solution and submit it) or a JSON Lines FILE")
+        .option(
+          "--actions <what>",
+          'replay: reference (default), start (score the starting solution and submit it) or a JSON Lines FILE, one tool call a line: {"tool": "bash", "input": {"command": "ls"}} (docs/agents.md, "Actions files")',
+        )
         .option("--agent-config <json>", "scaffold settings as a JSON object (docs/agents.md)")
         .option("--participant <alias>", "what reports call these runs (default: MODEL (SCAFFOLD), or reference (replay))")
         .option("--backend <name>", "sandbox backend", "local")
@@ -175,6 +145,7 @@ export function registerRun(program: Command, io: Io): void {
       "after",
       "\nExamples:\n  rebench run optimize_kernel --variant mini --agent replay\n" +
         "  rebench run optimize_kernel --variant mini --agent replay --actions start\n" +
+        '  rebench run optimize_kernel --variant mini --agent replay --actions my-attempt.jsonl   # the format, a line per tool: docs/agents.md, "Actions files"\n' +
         "  rebench run optimize_kernel --variant mini --agent modular --model openai:gpt-4o --time-limit 30m --tokens 2000000 --runs 4 --concurrency 2\n" +
         "  rebench run optimize_kernel --variant gpu --agent replay --runs 8 --executor slurm --partition gpu --db postgres://rebench@db.example/rebench",
     ),
@@ -190,8 +161,8 @@ export function registerRun(program: Command, io: Io): void {
     if (options.actions !== undefined && options.agent !== "replay") throw new InvalidInputError("--actions is for --agent replay");
     const request: AgentBatchRequest = {
       environment: name,
-      variant: parseWith(Variant, options.variant, "--variant"),
-      task: parseWith(TaskId, options.task, "--task"),
+      variant: parseVariant(options.variant),
+      task: parseTaskId(options.task),
       scaffold: options.agent,
       ...(options.model && scaffold.needsModel ? { model: options.model } : {}),
       ...(options.participant ? { alias: options.participant } : {}),
@@ -212,7 +183,7 @@ export function registerRun(program: Command, io: Io): void {
     const shown = storeDisplay(db);
     request.storeShown = shown;
     const runs = await withStore(db, (store) => runAgentBatch(store, request, options.json ? { ...io, out: io.err, interactive: false } : io));
-    if (options.json) printJson(io, { batchId: runs[0]?.spec.batchId ?? null, db: shown, runs: runs.map(runResult) });
+    if (options.json) printJson(io, { batchId: runs[0]?.spec.batchId ?? null, db: shown, runs: runs.map((run) => runRecord(run)) });
     else io.out(`\n${runsTable(runs)}store: ${shown} (\`rebench runs show ID\`, \`rebench report --db ${shown}\`)\n`);
     const failed = runs.filter((r) => r.state === "failed");
     const unfinished = runs.filter((r) => !isTerminal(r.state));

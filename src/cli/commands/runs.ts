@@ -13,12 +13,13 @@ import {
   InvalidInputError,
   normalizationLabel,
   normalizationMissing,
+  parseVariant,
   parseWith,
   RUN_STATES,
   RunState,
   type RunSummary,
+  runRecord,
   type ScoreLogEntry,
-  Variant,
 } from "../../core/index.js";
 import { storedAnalysisRuns } from "../analysis-input.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
@@ -28,18 +29,25 @@ import { dbOption, withStore } from "../store-option.js";
 import { formatTable } from "../table.js";
 
 /**
- * The Slurm state of the runs' jobs (runs of the Slurm executor), by job id; `?` for each where Slurm's
- * commands do not answer here (not a host of the cluster).
+ * The Slurm state of the runs' jobs (runs of the Slurm executor), by job id, and why there is none where
+ * Slurm's commands do not answer here (not a host of the cluster, no SLURM_CONF).
  */
-async function jobStatesOf(runs: readonly RunSummary[]): Promise<Map<string, string>> {
+async function jobStatesOf(runs: readonly RunSummary[]): Promise<{ states: Map<string, string>; unknown?: string }> {
   const ids = runs.flatMap((r) => (r.job ? [r.job.id] : []));
-  if (ids.length === 0) return new Map();
+  if (ids.length === 0) return { states: new Map() };
   try {
     const { jobStates } = await import("../../slurm/index.js");
-    return new Map([...(await jobStates(ids))].map(([id, info]) => [id, info.state]));
-  } catch {
-    return new Map(ids.map((id) => [id, "?"]));
+    return { states: new Map([...(await jobStates(ids))].map(([id, info]) => [id, info.state])) };
+  } catch (error) {
+    const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    return { states: new Map(), unknown: `Slurm's commands do not answer here (${why})` };
   }
+}
+
+/** The JOB column's text for a run: its Slurm job id and state, `unknown` where Slurm cannot be asked here. */
+function jobCell(run: RunSummary, jobs: { states: Map<string, string> }): string {
+  if (!run.job) return "-";
+  return `${run.job.id} ${jobs.states.get(run.job.id) ?? "unknown"}`;
 }
 
 /** The score shown for a run: final when finished, else the aggregate so far. */
@@ -64,7 +72,7 @@ export function registerRuns(program: Command, io: Io): void {
   ).action(async (options: { db?: string; environment?: string; variant?: string; participant?: string; state?: string; limit?: number; json?: boolean }) => {
     const filter = {
       environment: options.environment ? parseWith(EnvironmentId, options.environment, "--environment") : undefined,
-      variant: options.variant ? parseWith(Variant, options.variant, "--variant") : undefined,
+      variant: options.variant ? parseVariant(options.variant) : undefined,
       participant: options.participant,
       states: options.state?.split(",").map((s) => parseWith(RunState, s.trim(), "--state")),
       limit: options.limit,
@@ -74,10 +82,10 @@ export function registerRuns(program: Command, io: Io): void {
     if (options.json)
       return printJson(
         io,
-        list.map((r) => (r.job ? { ...r, jobState: jobs.get(r.job.id) } : r)),
+        list.map((r) => runRecord(r, r.job ? (jobs.states.get(r.job.id) ?? null) : null)),
       );
     if (list.length === 0) return io.out("no runs\n");
-    const jobColumn = jobs.size === 0 ? [] : [{ header: "JOB", value: (r: RunSummary) => (r.job ? `${r.job.id} ${jobs.get(r.job.id)}` : "-") }];
+    const jobColumn = list.some((r) => r.job) ? [{ header: "JOB", value: (r: RunSummary) => jobCell(r, jobs) }] : [];
     io.out(
       formatTable(list, [
         { header: "RUN", value: (r) => r.id },
@@ -93,6 +101,11 @@ export function registerRuns(program: Command, io: Io): void {
         { header: "CREATED", value: (r) => r.createdAt },
       ]),
     );
+    if (jobs.unknown) {
+      io.out(
+        `JOB: the Slurm jobs' states are unknown: ${jobs.unknown}; on a host of the cluster (SLURM_CONF naming its slurm.conf where it is not in /etc/slurm) \`rebench runs list\` shows them\n`,
+      );
+    }
   });
 
   dbOption(
@@ -109,8 +122,11 @@ export function registerRuns(program: Command, io: Io): void {
       const scoreLog = await store.scoreLog(run.id);
       const events = options.events ? await store.events(run.id) : undefined;
       const provenance = run.spec.provenance ?? null;
-      const jobState = run.job ? (await jobStatesOf([run])).get(run.job.id) : undefined;
-      if (options.json) return printJson(io, { run, provenance, scoreLog, ...(jobState ? { jobState } : {}), ...(events ? { events } : {}) });
+      const jobs = await jobStatesOf([run]);
+      const jobState = run.job ? jobs.states.get(run.job.id) : undefined;
+      if (options.json) {
+        return printJson(io, { run: runRecord(run, jobState ?? null), spec: run.spec, provenance, scoreLog, ...(events ? { events } : {}) });
+      }
       const { spec, usage } = run;
       io.out(
         [
@@ -120,7 +136,7 @@ export function registerRuns(program: Command, io: Io): void {
           `created:     ${run.createdAt}; started ${run.startedAt ?? "-"}; finished ${run.finishedAt ?? "-"}`,
           ...(run.job
             ? [
-                `job:         Slurm job ${run.job.id} ${jobState}, submitted ${run.job.submittedAt}${run.job.node ? `, started on ${run.job.node} ${run.job.startedAt}` : ", not started"}`,
+                `job:         Slurm job ${run.job.id} ${jobState ?? `state unknown: ${jobs.unknown}`}, submitted ${run.job.submittedAt}${run.job.node ? `, started on ${run.job.node} ${run.job.startedAt}` : ", not started"}`,
               ]
             : []),
           `time:        working ${formatDuration(usage.workingSeconds)}, paused ${formatDuration(usage.pausedSeconds)}, wall ${formatDuration(usage.wallSeconds)}`,

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { InvalidInputError, parseWith, ReportedFailureError, TaskId, Variant } from "../../core/index.js";
+import { InvalidInputError, parseTaskId, parseVariant, ReportedFailureError } from "../../core/index.js";
 import { runStatusView, startDirRun } from "../../runs/dir-run.js";
 import { runEnvironment } from "../../runs/run-environment.js";
 import { scoreView } from "../../scoring/score-view.js";
@@ -31,8 +31,8 @@ export function registerStart(program: Command, io: Io): void {
       options: { variant: string; task: string; dir: string; participant: string; timeLimit?: number; backend: string; db?: string; json?: boolean },
     ) => {
       registerBuiltins();
-      const variant = parseWith(Variant, options.variant, "--variant");
-      const task = parseWith(TaskId, options.task, "--task");
+      const variant = parseVariant(options.variant);
+      const task = parseTaskId(options.task);
       const db = resolveDbPath(options.db);
       const shown = storeDisplay(db);
       // Ctrl-C (or SIGTERM) while starting: the run is marked failed and the directory left as it was; a second one exits at once.

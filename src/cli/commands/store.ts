@@ -5,7 +5,7 @@
  */
 import type { Command } from "commander";
 import { ConflictError } from "../../core/index.js";
-import { copyRuns, openStore, storeDisplay } from "../../store/index.js";
+import { type CopyReport, copyRuns, openStore, storeDisplay } from "../../store/index.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { type Io, printJson } from "../io.js";
 
@@ -35,7 +35,7 @@ export function registerStore(program: Command, io: Io): void {
             },
           });
           const count = (result: string) => report.runs.filter((r) => r.result === result).length;
-          if (options.json) printJson(io, { from: storeDisplay(options.from), to: storeDisplay(options.to), ...report });
+          if (options.json) printJson(io, copyJson(options.from, options.to, report));
           else {
             io.out(
               `copied ${report.events} event(s) from ${from.location} to ${to.location}: ${count("copied")} new run(s), ` +
@@ -55,4 +55,17 @@ export function registerStore(program: Command, io: Io): void {
         await from.close();
       }
     });
+}
+
+/**
+ * What `--json` prints: each run by its `runId` (the run record's vocabulary, docs/runs.md "Runs as JSON"),
+ * and the events copied as `eventsCopied` (`events` is a run's event count in the viewer's API).
+ */
+function copyJson(from: string, to: string, report: CopyReport) {
+  return {
+    from: storeDisplay(from),
+    to: storeDisplay(to),
+    runs: report.runs.map(({ events, ...run }) => ({ ...run, eventsCopied: events })),
+    eventsCopied: report.events,
+  };
 }

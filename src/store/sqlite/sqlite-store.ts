@@ -4,7 +4,7 @@
  * machine (the orchestrator, `rebench score`, the viewer). Every append is one IMMEDIATE transaction
  * that inserts the event and rewrites the run's summary row.
  */
-import { mkdirSync } from "node:fs";
+import { accessSync, constants, mkdirSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import {
@@ -22,6 +22,7 @@ import {
   type ScoreLogEntry,
   type StoredEvent,
   summarize,
+  UnavailableError,
 } from "../../core/index.js";
 import { checkImport, runColumns } from "../import-events.js";
 import { asciiLower, SORT_COLUMNS, sortColumns } from "../run-columns.js";
@@ -66,6 +67,14 @@ export class SqliteRunStore implements RunStore {
       db.pragma("busy_timeout = 10000");
       db.pragma("foreign_keys = ON");
     } catch (cause) {
+      const readOnly = unwritable(file);
+      if (readOnly) {
+        // The machine's situation, not a broken store: read-only media or no write permission.
+        throw new UnavailableError(`cannot open the run store at ${file}: ${readOnly}`, {
+          cause,
+          hint: "SQLite writes beside the file even to read it (WAL): copy it somewhere writable (`cp STORE COPY`) and pass --db COPY",
+        });
+      }
       throw new InfrastructureError(`cannot open the run store at ${file}: ${(cause as Error).message}`, {
         cause,
         hint: "check the path and its permissions, or pass another with --db PATH",
@@ -309,5 +318,19 @@ function migrate(db: Database.Database, file: string): void {
       db.exec(migration.sql);
       db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(migration.version, migration.name, new Date().toISOString());
     }).immediate();
+  }
+}
+
+/** Why the store's folder cannot be written (a read-only file system, no permission), or undefined. */
+function unwritable(file: string): string | undefined {
+  if (file === ":memory:") return undefined;
+  try {
+    accessSync(path.dirname(path.resolve(file)), constants.W_OK);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EROFS") return `${path.dirname(path.resolve(file))} is on a read-only file system`;
+    if (code === "EACCES" || code === "EPERM") return `no permission to write in ${path.dirname(path.resolve(file))}`;
+    return undefined;
   }
 }

@@ -37,14 +37,14 @@ export async function runPage(root: HTMLElement, source: Source, id: string, cur
         ),
       );
   };
-  const trajectory = trajectoryView(source, detail.row.id, detail.row.events);
+  const trajectory = trajectoryView(source, detail.row.runId, detail.row.events);
   drawTop();
   root.append(head, ...detail.withheld.map((w) => h("p", { class: "note" }, w)), overview, charts);
   if (detail.aide) root.appendChild(aide(detail.aide, (seq) => trajectory.reveal(seq)));
   if (detail.recording) {
     const holder = h("section", { class: "recording" }, h("h2", {}, "Terminal recording"));
     root.appendChild(holder);
-    const [{ playback }, recording] = await Promise.all([import("./playback.js"), source.recording(detail.row.id)]);
+    const [{ playback }, recording] = await Promise.all([import("./playback.js"), source.recording(detail.row.runId)]);
     holder.appendChild(playback(recording));
     if (!current()) return () => undefined;
   }
@@ -54,7 +54,7 @@ export async function runPage(root: HTMLElement, source: Source, id: string, cur
   if (source.mode !== "live" || !running()) return () => undefined;
   let refreshing = false;
   const stop = source.follow(
-    detail.row.id,
+    detail.row.runId,
     detail.row.events,
     (update) => {
       trajectory.add(update.items, update.row.events);
@@ -78,7 +78,7 @@ function header(row: RunRow): HTMLElement {
   return h(
     "div",
     {},
-    h("p", { class: "crumbs" }, h("a", { href: "#/runs" }, "runs"), ` / ${row.id}`),
+    h("p", { class: "crumbs" }, h("a", { href: "#/runs" }, "runs"), ` / ${row.runId}`),
     h("h1", {}, `${row.environment}/${row.variant}`, h("span", { class: "task" }, ` (${row.task})`), " by ", row.participant),
     h(
       "p",
@@ -115,9 +115,9 @@ function summary(detail: RunDetail): HTMLElement {
       [
         "raw score",
         withheld ??
-          `${score(row.raw, 4)}${row.state === "finished" ? "" : " (so far)"} · ${detail.aggregation} of the log, ${detail.direction === "min" ? "lower" : "higher"} is better`,
+          `${score(row.rawScore ?? row.rawScoreSoFar, 4)}${row.state === "finished" ? "" : " (so far)"} · ${detail.aggregation} of the log, ${detail.direction === "min" ? "lower" : "higher"} is better`,
       ],
-      ["normalized", withheld ?? (norm ? score(row.normalized) : `none: ${detail.normalizationMissing ?? "no normalization constants"}`)],
+      ["normalized", withheld ?? (norm ? score(row.normalizedScore) : `none: ${detail.normalizationMissing ?? "no normalization constants"}`)],
       ["normalized by", norm ? `${normalizedBy(norm)}: start ${score(norm.start, 4)} → reference ${score(norm.reference, 4)}` : "none"],
       ["machine class", detail.machineClass ?? "not recorded"],
       ["created", when(row.createdAt)],

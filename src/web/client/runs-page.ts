@@ -17,8 +17,8 @@ const COLUMNS: { key: string; header: string; value: (r: RunRow) => string; nume
   { key: "state", header: "state", value: (r) => (r.stopReason ? `${r.state} (${r.stopReason})` : r.state) },
   { key: "working", header: "working", value: (r) => duration(r.workingSeconds), numeric: true },
   { key: "scores", header: "scores", value: (r) => `${r.validScores}/${r.scoreCalls}`, numeric: true },
-  { key: "raw", header: "raw", value: (r) => (r.scoresWithheld ? "hidden" : score(r.raw, 4)), numeric: true },
-  { key: "normalized", header: "normalized", value: (r) => (r.scoresWithheld ? "hidden" : score(r.normalized)), numeric: true },
+  { key: "raw", header: "raw", value: (r) => (r.scoresWithheld ? "hidden" : score(r.rawScore ?? r.rawScoreSoFar, 4)), numeric: true },
+  { key: "normalized", header: "normalized", value: (r) => (r.scoresWithheld ? "hidden" : score(r.normalizedScore)), numeric: true },
 ];
 
 const STATES = ["queued", "starting", "running", "paused", "scoring", "finished", "failed"];
@@ -76,7 +76,7 @@ export async function runsPage(
     for (const run of rows) {
       const tr = h("tr", { class: `row-${run.state}` });
       for (const column of COLUMNS) tr.appendChild(h("td", { class: column.numeric ? "n" : "" }, column.value(run)));
-      tr.appendChild(h("td", {}, h("a", { href: `#/run/${encodeURIComponent(run.id)}`, class: "run-link" }, run.id)));
+      tr.appendChild(h("td", {}, h("a", { href: `#/run/${encodeURIComponent(run.runId)}`, class: "run-link" }, run.runId)));
       body.appendChild(tr);
     }
   };

@@ -104,8 +104,8 @@ const SORTS: Record<string, (r: RunRow) => string | number | null> = {
   state: (r) => r.state,
   working: (r) => r.workingSeconds,
   scores: (r) => r.scoreCalls,
-  raw: (r) => r.raw,
-  normalized: (r) => r.normalized,
+  raw: (r) => r.rawScore ?? r.rawScoreSoFar,
+  normalized: (r) => r.normalizedScore,
 };
 
 /** The runs list's query over rows in memory, as the store answers it (missing values last). */
@@ -120,8 +120,8 @@ export function queryRows(rows: readonly RunRow[], query: URLSearchParams): Omit
       (!get("variant") || r.variant === get("variant")) &&
       (!get("participant") || r.participant === get("participant")) &&
       (!states || states.includes(r.state)) &&
-      (min === undefined || (r.normalized !== null && r.normalized >= min)) &&
-      (max === undefined || (r.normalized !== null && r.normalized <= max)),
+      (min === undefined || (r.normalizedScore !== null && r.normalizedScore >= min)) &&
+      (max === undefined || (r.normalizedScore !== null && r.normalizedScore <= max)),
   );
   const key = SORTS[get("sort") ?? "created"] ?? SORTS.created!;
   const sign = get("desc") === "1" ? -1 : 1;
