@@ -29,16 +29,19 @@ export function registerRunsResume(program: Command, io: Io): void {
     const line = (run: RunSummary) =>
       `${run.id}  ${run.spec.environment}/${run.spec.variant}  ${run.state}${run.stopReason ? ` (${run.stopReason})` : ""}` +
       `${run.error ? `: ${run.error}` : `  raw ${formatNumber(run.finalRaw)}`}`;
-    const report = await withStore(options.db, (store) =>
-      resumeRuns({
-        store,
-        slurm: { ...slurmContext(options.db, io, { warn: false }), onSubmitted: (run, jobId) => io.err(`run ${run.id}: Slurm job ${jobId} submitted\n`) },
-        ...(options.run ? { runIds: options.run } : {}),
-        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
-        onRunEnded: (run) => {
-          if (!options.json) io.out(`ended ${line(run)}\n`);
-        },
-      }),
+    const report = await withStore(
+      options.db,
+      (store) =>
+        resumeRuns({
+          store,
+          slurm: { ...slurmContext(options.db, io, { warn: false }), onSubmitted: (run, jobId) => io.err(`run ${run.id}: Slurm job ${jobId} submitted\n`) },
+          ...(options.run ? { runIds: options.run } : {}),
+          ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+          onRunEnded: (run) => {
+            if (!options.json) io.out(`ended ${line(run)}\n`);
+          },
+        }),
+      { mustExist: true },
     );
     if (options.json) return printJson(io, report);
     for (const { run, why } of report.skipped) io.out(`skipped ${run.id}: ${why}\n`);

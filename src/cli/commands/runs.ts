@@ -69,7 +69,7 @@ export function registerRuns(program: Command, io: Io): void {
       states: options.state?.split(",").map((s) => parseWith(RunState, s.trim(), "--state")),
       limit: options.limit,
     };
-    const list = await withStore(options.db, (store) => store.listRuns(filter));
+    const list = await withStore(options.db, (store) => store.listRuns(filter), { readOnly: true });
     const jobs = await jobStatesOf(list);
     if (options.json)
       return printJson(
@@ -104,43 +104,47 @@ export function registerRuns(program: Command, io: Io): void {
       .option("--json", "print JSON")
       .addHelpText("after", "\nExample:\n  rebench runs show r0mfx3k2a9c1b7e --events"),
   ).action(async (id: string, options: { db?: string; events?: boolean; json?: boolean }) => {
-    await withStore(options.db, async (store) => {
-      const run = await store.getRun(id);
-      const scoreLog = await store.scoreLog(run.id);
-      const events = options.events ? await store.events(run.id) : undefined;
-      const provenance = run.spec.provenance ?? null;
-      const jobState = run.job ? (await jobStatesOf([run])).get(run.job.id) : undefined;
-      if (options.json) return printJson(io, { run, provenance, scoreLog, ...(jobState ? { jobState } : {}), ...(events ? { events } : {}) });
-      const { spec, usage } = run;
-      io.out(
-        [
-          `run ${run.id}: ${spec.environment}/${spec.variant} (${spec.task}) by ${spec.participant.alias}` +
-            (spec.participant.scaffold ? ` [${spec.participant.scaffold}]` : ""),
-          `state:       ${run.state}${run.stopReason ? ` (${run.stopReason})` : ""}${run.error ? `: ${run.error}` : ""}`,
-          `created:     ${run.createdAt}; started ${run.startedAt ?? "-"}; finished ${run.finishedAt ?? "-"}`,
-          ...(run.job
-            ? [
-                `job:         Slurm job ${run.job.id} ${jobState}, submitted ${run.job.submittedAt}${run.job.node ? `, started on ${run.job.node} ${run.job.startedAt}` : ", not started"}`,
-              ]
-            : []),
-          `time:        working ${formatDuration(usage.workingSeconds)}, paused ${formatDuration(usage.pausedSeconds)}, wall ${formatDuration(usage.wallSeconds)}`,
-          `tokens:      ${formatTokenKinds(usage)}; --tokens counts ${budgetTokens(usage).toLocaleString("en-US")} (every input kind + output)`,
-          `cost:        ${formatCost(usage.costUsd, usage.costByKind)}`,
-          `actions:     ${usage.actions}`,
-          `score:       raw ${formatNumber(rawOf(run))}${run.finalRaw === null ? " (so far)" : ""}, ${normalizedText(run)}`,
-          ...(spec.machineClass ? [`machine:     class ${spec.machineClass} (the calibration it is normalized with is this class's)`] : []),
-          provenance
-            ? `provenance:  rebench ${provenance.rebenchVersion} (${provenance.rebenchCommit ?? "no commit"}), environment ${provenance.environmentDigest.slice(0, 19)}, events v${provenance.eventSchemaVersion}`
-            : "provenance:  not recorded (a run of an older rebench)",
-          "",
-          scoreLog.length === 0 ? "score log: empty\n" : `score log:\n${formatScoreLog(scoreLog)}`,
-        ].join("\n"),
-      );
-      if (events) {
-        io.out("\nevents:\n");
-        for (const { seq, event } of events) io.out(`${String(seq).padStart(5)}  ${event.ts}  ${event.type}  ${summarizeEvent(event)}\n`);
-      }
-    });
+    await withStore(
+      options.db,
+      async (store) => {
+        const run = await store.getRun(id);
+        const scoreLog = await store.scoreLog(run.id);
+        const events = options.events ? await store.events(run.id) : undefined;
+        const provenance = run.spec.provenance ?? null;
+        const jobState = run.job ? (await jobStatesOf([run])).get(run.job.id) : undefined;
+        if (options.json) return printJson(io, { run, provenance, scoreLog, ...(jobState ? { jobState } : {}), ...(events ? { events } : {}) });
+        const { spec, usage } = run;
+        io.out(
+          [
+            `run ${run.id}: ${spec.environment}/${spec.variant} (${spec.task}) by ${spec.participant.alias}` +
+              (spec.participant.scaffold ? ` [${spec.participant.scaffold}]` : ""),
+            `state:       ${run.state}${run.stopReason ? ` (${run.stopReason})` : ""}${run.error ? `: ${run.error}` : ""}`,
+            `created:     ${run.createdAt}; started ${run.startedAt ?? "-"}; finished ${run.finishedAt ?? "-"}`,
+            ...(run.job
+              ? [
+                  `job:         Slurm job ${run.job.id} ${jobState}, submitted ${run.job.submittedAt}${run.job.node ? `, started on ${run.job.node} ${run.job.startedAt}` : ", not started"}`,
+                ]
+              : []),
+            `time:        working ${formatDuration(usage.workingSeconds)}, paused ${formatDuration(usage.pausedSeconds)}, wall ${formatDuration(usage.wallSeconds)}`,
+            `tokens:      ${formatTokenKinds(usage)}; --tokens counts ${budgetTokens(usage).toLocaleString("en-US")} (every input kind + output)`,
+            `cost:        ${formatCost(usage.costUsd, usage.costByKind)}`,
+            `actions:     ${usage.actions}`,
+            `score:       raw ${formatNumber(rawOf(run))}${run.finalRaw === null ? " (so far)" : ""}, ${normalizedText(run)}`,
+            ...(spec.machineClass ? [`machine:     class ${spec.machineClass} (the calibration it is normalized with is this class's)`] : []),
+            provenance
+              ? `provenance:  rebench ${provenance.rebenchVersion} (${provenance.rebenchCommit ?? "no commit"}), environment ${provenance.environmentDigest.slice(0, 19)}, events v${provenance.eventSchemaVersion}`
+              : "provenance:  not recorded (a run of an older rebench)",
+            "",
+            scoreLog.length === 0 ? "score log: empty\n" : `score log:\n${formatScoreLog(scoreLog)}`,
+          ].join("\n"),
+        );
+        if (events) {
+          io.out("\nevents:\n");
+          for (const { seq, event } of events) io.out(`${String(seq).padStart(5)}  ${event.ts}  ${event.type}  ${summarizeEvent(event)}\n`);
+        }
+      },
+      { readOnly: true },
+    );
   });
 
   dbOption(
@@ -154,7 +158,7 @@ export function registerRuns(program: Command, io: Io): void {
     if (options.format !== "metr") {
       throw new InvalidInputError(`unknown export format "${options.format}"`, { hint: "the one format written today is --format metr" });
     }
-    const { pairs, skipped } = await withStore(options.db, storedAnalysisRuns);
+    const { pairs, skipped } = await withStore(options.db, storedAnalysisRuns, { readOnly: true });
     const text = pairs.map(({ run, summary }) => `${JSON.stringify(toMetrRecord(run, summary))}\n`).join("");
     for (const [reason, n] of Object.entries(skipped)) io.err(`left out ${n} run(s): ${reason}\n`);
     if (!options.out) return io.out(text);
