@@ -27,6 +27,8 @@ export interface RunRow {
   /** True when the run's score values are hidden (task `hidden_score`) and this copy leaves them out. */
   scoresWithheld: boolean;
   events: number;
+  /** Why the run needs `rebench runs resume`: it has not ended and its orchestrator process is gone (src/store/orphaned-run.ts); absent otherwise and in an export. */
+  orphaned?: string;
 }
 
 export interface RunFacetsView {

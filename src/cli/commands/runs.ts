@@ -20,6 +20,7 @@ import {
   type ScoreLogEntry,
   Variant,
 } from "../../core/index.js";
+import { orphanedRun, orphanedRuns } from "../../store/orphaned-run.js";
 import { storedAnalysisRuns } from "../analysis-input.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { formatCost, formatDuration, formatNumber, formatTokenKinds } from "../format.js";
@@ -69,12 +70,19 @@ export function registerRuns(program: Command, io: Io): void {
       states: options.state?.split(",").map((s) => parseWith(RunState, s.trim(), "--state")),
       limit: options.limit,
     };
-    const list = await withStore(options.db, (store) => store.listRuns(filter), { readOnly: true });
+    const { list, orphaned } = await withStore(
+      options.db,
+      async (store) => {
+        const list = await store.listRuns(filter);
+        return { list, orphaned: await orphanedRuns(store, list) };
+      },
+      { readOnly: true },
+    );
     const jobs = await jobStatesOf(list);
     if (options.json)
       return printJson(
         io,
-        list.map((r) => (r.job ? { ...r, jobState: jobs.get(r.job.id) } : r)),
+        list.map((r) => ({ ...r, ...(r.job ? { jobState: jobs.get(r.job.id) } : {}), ...(orphaned.has(r.id) ? { orphaned: orphaned.get(r.id) } : {}) })),
       );
     if (list.length === 0) return io.out("no runs\n");
     const jobColumn = jobs.size === 0 ? [] : [{ header: "JOB", value: (r: RunSummary) => (r.job ? `${r.job.id} ${jobs.get(r.job.id)}` : "-") }];
@@ -83,7 +91,7 @@ export function registerRuns(program: Command, io: Io): void {
         { header: "RUN", value: (r) => r.id },
         { header: "ENVIRONMENT", value: (r) => `${r.spec.environment}/${r.spec.variant}` },
         { header: "PARTICIPANT", value: (r) => r.spec.participant.alias },
-        { header: "STATE", value: (r) => r.state },
+        { header: "STATE", value: (r) => (orphaned.has(r.id) ? `orphaned (${r.state})` : r.state) },
         ...jobColumn,
         { header: "WORKING", value: (r) => formatDuration(r.usage.workingSeconds), align: "right" },
         { header: "SCORES", value: (r) => `${r.validScores}/${r.scoreCalls}`, align: "right" },
@@ -93,6 +101,15 @@ export function registerRuns(program: Command, io: Io): void {
         { header: "CREATED", value: (r) => r.createdAt },
       ]),
     );
+    if (orphaned.size > 0) {
+      const db = options.db ? ` --db ${options.db}` : "";
+      const [first] = orphaned.keys();
+      io.out(
+        orphaned.size === 1
+          ? `\norphaned: run ${first}'s orchestrator is gone; \`rebench runs resume${db} --run ${first}\` continues it\n`
+          : `\norphaned: ${orphaned.size} runs whose orchestrator is gone; \`rebench runs resume${db}\` continues them (\`--run ID\` for one)\n`,
+      );
+    }
   });
 
   dbOption(
@@ -112,13 +129,22 @@ export function registerRuns(program: Command, io: Io): void {
         const events = options.events ? await store.events(run.id) : undefined;
         const provenance = run.spec.provenance ?? null;
         const jobState = run.job ? (await jobStatesOf([run])).get(run.job.id) : undefined;
-        if (options.json) return printJson(io, { run, provenance, scoreLog, ...(jobState ? { jobState } : {}), ...(events ? { events } : {}) });
+        const orphaned = await orphanedRun(store, run);
+        if (options.json)
+          return printJson(io, {
+            run,
+            provenance,
+            scoreLog,
+            ...(jobState ? { jobState } : {}),
+            ...(orphaned ? { orphaned } : {}),
+            ...(events ? { events } : {}),
+          });
         const { spec, usage } = run;
         io.out(
           [
             `run ${run.id}: ${spec.environment}/${spec.variant} (${spec.task}) by ${spec.participant.alias}` +
               (spec.participant.scaffold ? ` [${spec.participant.scaffold}]` : ""),
-            `state:       ${run.state}${run.stopReason ? ` (${run.stopReason})` : ""}${run.error ? `: ${run.error}` : ""}`,
+            `state:       ${run.state}${run.stopReason ? ` (${run.stopReason})` : ""}${run.error ? `: ${run.error}` : ""}${orphaned ? `; orphaned: ${orphaned}` : ""}`,
             `created:     ${run.createdAt}; started ${run.startedAt ?? "-"}; finished ${run.finishedAt ?? "-"}`,
             ...(run.job
               ? [
