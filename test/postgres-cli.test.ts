@@ -1,4 +1,5 @@
 import path from "node:path";
+import pg from "pg";
 import { describe, expect, test } from "vitest";
 import { openStore, type RunStore, SqliteRunStore } from "../src/store/index.js";
 import { rebench, rebenchProcess } from "./helpers/cli.js";
@@ -67,6 +68,20 @@ describe.skipIf(postgresSkip !== undefined)("a PostgreSQL store through the comm
     }
     const show = await rebench("runs", "show", (await contentsOf(pgUrl))[0]!.run.id, "--db", pgUrl, "--events");
     expect(show.stdout).toMatch(/score log:/);
+  });
+
+  test("reading commands refuse a database that holds no run store, and leave it without tables", async () => {
+    const empty = await freshDatabase();
+    for (const args of [["runs", "list"], ["report"], ["runs", "resume"]]) {
+      const result = await rebench(...args, "--db", empty);
+      expect(result.code, args.join(" ")).toBe(3);
+      expect(result.stderr).toMatch(/rebench: no run store in postgres:\/\/\S+\n/);
+    }
+    const client = new pg.Client({ connectionString: empty });
+    await client.connect();
+    const { rows } = await client.query("SELECT to_regclass('schema_migrations')::text AS t");
+    await client.end();
+    expect(rows[0].t).toBeNull();
   });
 
   test("REBENCH_DB names the store when --db is absent", async () => {

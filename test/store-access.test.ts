@@ -75,5 +75,12 @@ describe("a store on a read-only file system", () => {
     const report = await rebenchReadOnly(dir, ["report", "--db", db, "--budgets", "1h"]);
     expect(report.code, report.stderr).toBe(0);
     expect(report.stdout).toContain("agent-a");
+    const exported = await rebenchReadOnly(dir, ["runs", "export", "--db", db]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout.trim().split("\n")).toHaveLength(1);
+    const site = path.join(root, "site");
+    const served = await rebenchReadOnly(dir, ["serve", "--db", db, "--export", site]);
+    expect(served.code, served.stderr).toBe(0);
+    expect(served.stdout).toMatch(/^wrote 1 runs in /);
   });
 });
