@@ -153,7 +153,10 @@ export class RunSession implements AgentSession {
       try {
         output = await body();
       } catch (error) {
-        if (error instanceof SandboxExecutorLostError && !this.#outcome) return this.#executorLost(actionId, tool, error);
+        // An agent's command (not a scoring: `rebench score` of a human run just fails, to be tried again).
+        if (error instanceof SandboxExecutorLostError && (tool === "bash" || tool === "python") && !this.#outcome) {
+          return this.#executorLost(actionId, tool, error);
+        }
         await this.log.append({ type: "observation", actionId, tool, output: { error: (error as Error).message } });
         throw error;
       }
