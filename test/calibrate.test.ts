@@ -364,7 +364,9 @@ describe("rebench calibrate", { timeout: 300_000 }, () => {
     expect(timed.stderr).toMatch(/optimize_kernel\/mini is timing-sensitive: runs sharing a GPU would slow each other's scored code/);
     const timedReference = await rebench("run", "restricted_mlm", "--variant", "mini", "--agent", "replay", "--runs-per-gpu", "2", "--db", db);
     expect(timedReference.code).toBe(2);
-    expect(timedReference.stderr).toMatch(/restricted_mlm\/mini needs a quiet machine \(the reference trains for a fixed number of minutes\): runs sharing a GPU would cost/);
+    expect(timedReference.stderr).toMatch(
+      /restricted_mlm\/mini needs a quiet machine \(the reference trains for a fixed number of minutes\): runs sharing a GPU would cost/,
+    );
     // A Slurm calibration's runs are scored on nodes of a class the command cannot know: it writes nothing.
     const slurm = await rebench("calibrate", "test_echo", "--variant", "mini", "--executor", "slurm", "--write", "--db", db);
     expect(slurm.code).toBe(2);

@@ -110,6 +110,7 @@ describe("rebench runs", () => {
   });
 
   test("show of an unknown run exits 3", async () => {
+    await SqliteRunStore.open(path.join(dir, "empty.db")).close();
     const { code, stderr } = await rebench("runs", "show", "r0000000000000", "--db", path.join(dir, "empty.db"));
     expect(code).toBe(3);
     expect(stderr).toMatch(/no run r0000000000000/);
@@ -123,11 +124,14 @@ describe("rebench runs", () => {
 
   test("the default store lives under $REBENCH_HOME", async () => {
     const home = path.join(dir, "home");
+    // Reading commands never create it: they name where they looked.
+    const missing = await rebenchProcess(["runs", "list"], { REBENCH_HOME: home });
+    expect(missing).toMatchObject({ code: 3, stdout: "" });
+    expect(missing.stderr).toContain(`no run store at ${path.join(home, "rebench.db")}`);
+    expect(existsSync(home)).toBe(false);
+    await SqliteRunStore.open(path.join(home, "rebench.db")).close();
     const result = await rebenchProcess(["runs", "list"], { REBENCH_HOME: home });
     expect(result).toMatchObject({ code: 0, stdout: "no runs\n" });
-    const store = SqliteRunStore.open(path.join(home, "rebench.db"));
-    expect(await store.listRuns()).toEqual([]);
-    await store.close();
   });
   test("--db with a URL of another kind exits 2, one of an unreachable server 6; neither creates a file", async () => {
     const cwd = path.join(dir, "cwd-db-url");
@@ -185,8 +189,8 @@ describe("rebench runs", () => {
   test("--db sqlite:PATH and sqlite:///PATH name a SQLite file", async () => {
     for (const [i, prefix] of ["sqlite:", "sqlite://"].entries()) {
       const file = path.join(dir, `prefixed-${i}.db`);
+      await SqliteRunStore.open(file).close();
       expect(await rebench("runs", "list", "--db", `${prefix}${file}`)).toMatchObject({ code: 0, stdout: "no runs\n" });
-      expect(existsSync(file)).toBe(true);
     }
   });
 });

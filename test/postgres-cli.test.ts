@@ -1,4 +1,5 @@
 import path from "node:path";
+import pg from "pg";
 import { describe, expect, test } from "vitest";
 import { openStore, type RunStore, SqliteRunStore } from "../src/store/index.js";
 import { rebench, rebenchProcess } from "./helpers/cli.js";
@@ -33,14 +34,23 @@ describe.skipIf(postgresSkip !== undefined)("a PostgreSQL store through the comm
     await source.close();
     pgUrl = await freshDatabase();
 
+    // The run that has not ended is not copied (a run is driven from one store only); the others are.
+    const unfinished = (await contentsOf(sqlite)).find((c) => c.run.state === "running")!.run;
+    const refused = await rebench("store", "copy", "--from", sqlite, "--to", pgUrl);
+    expect(refused.code).toBe(5);
+    expect(refused.stderr).toContain(`unfinished ${unfinished.id}: running in the source`);
+    expect(refused.stdout).toMatch(
+      new RegExp(
+        `copied \\d+ event\\(s\\) from ${sqlite} to postgres://rebench@127\\.0\\.0\\.1:\\d+/rebench_test_\\d+_\\d+: ${RUNS.length - 1} new run\\(s\\), 0 continued, 0 already there, 0 in conflict, 1 not finished \\(not copied\\)`,
+      ),
+    );
+    const ended = SqliteRunStore.open(sqlite);
+    await ended.append(unfinished.id, { type: "run_finished", stopReason: "submitted", finalRaw: 1.2, normalized: 0.8 });
+    await ended.close();
     const copy = await rebench("store", "copy", "--from", sqlite, "--to", pgUrl);
     expect(copy.stderr).toBe("");
     expect(copy.code).toBe(0);
-    expect(copy.stdout).toMatch(
-      new RegExp(
-        `copied \\d+ event\\(s\\) from ${sqlite} to postgres://rebench@127\\.0\\.0\\.1:\\d+/rebench_test_\\d+_\\d+: ${RUNS.length} new run\\(s\\), 0 continued, 0 already there, 0 in conflict`,
-      ),
-    );
+    expect(copy.stdout).toMatch(/: 1 new run\(s\), 0 continued, \d+ already there, 0 in conflict\n/);
     expect(await contentsOf(pgUrl)).toEqual(await contentsOf(sqlite));
 
     for (const args of [
@@ -60,6 +70,20 @@ describe.skipIf(postgresSkip !== undefined)("a PostgreSQL store through the comm
     expect(show.stdout).toMatch(/score log:/);
   });
 
+  test("reading commands refuse a database that holds no run store, and leave it without tables", async () => {
+    const empty = await freshDatabase();
+    for (const args of [["runs", "list"], ["report"], ["runs", "resume"]]) {
+      const result = await rebench(...args, "--db", empty);
+      expect(result.code, args.join(" ")).toBe(3);
+      expect(result.stderr).toMatch(/rebench: no run store in postgres:\/\/\S+\n/);
+    }
+    const client = new pg.Client({ connectionString: empty });
+    await client.connect();
+    const { rows } = await client.query("SELECT to_regclass('schema_migrations')::text AS t");
+    await client.end();
+    expect(rows[0].t).toBeNull();
+  });
+
   test("REBENCH_DB names the store when --db is absent", async () => {
     const result = await rebenchProcess(["runs", "list", "--json"], { REBENCH_DB: pgUrl });
     expect(result.code, result.stderr).toBe(0);
@@ -71,16 +95,16 @@ describe.skipIf(postgresSkip !== undefined)("a PostgreSQL store through the comm
     expect((await rebench("store", "copy", "--from", pgUrl, "--to", `sqlite:${back}`)).code).toBe(0);
     expect(await contentsOf(back)).toEqual(await contentsOf(sqlite));
 
-    // The unfinished run goes on in the source; a second copy brings only its new events.
+    // A run's log goes on in the source after its end (a teardown's note); a second copy brings only the new events.
     const source = SqliteRunStore.open(sqlite);
-    const unfinished = (await source.listRuns({ states: ["running"] }))[0]!;
-    await source.append(unfinished.id, { type: "run_finished", stopReason: "submitted", finalRaw: 1.2, normalized: 0.8 });
+    const goneOn = (await source.listRuns())[0]!;
+    await source.append(goneOn.id, { type: "note", message: "the run's sandbox was not removed: ..." });
     await source.close();
     const again = await rebench("store", "copy", "--from", sqlite, "--to", pgUrl, "--json");
     expect(again.code).toBe(0);
     const report = JSON.parse(again.stdout);
     expect(report.eventsCopied).toBe(1);
-    expect(report.runs.filter((r: { result: string }) => r.result === "continued").map((r: { runId: string }) => r.runId)).toEqual([unfinished.id]);
+    expect(report.runs.filter((r: { result: string }) => r.result === "continued").map((r: { runId: string }) => r.runId)).toEqual([goneOn.id]);
     expect(report.runs.filter((r: { result: string }) => r.result === "same")).toHaveLength(RUNS.length - 1);
     expect(await contentsOf(pgUrl)).toEqual(await contentsOf(sqlite));
   });

@@ -264,6 +264,7 @@ describe("rebench report refuses what it cannot use, saying what to do", () => {
   });
 
   test("an empty store exits 2 with a hint", async () => {
+    await SqliteRunStore.open(path.join(dir, "empty.db")).close();
     const { code, stderr } = await rebench("report", "--db", path.join(dir, "empty.db"));
     expect(code).toBe(2);
     expect(stderr).toMatch(/no runs to compare in run store/);

@@ -5,7 +5,7 @@
  * loads it.
  */
 import type { Command } from "commander";
-import type { RunStore } from "../store/index.js";
+import type { OpenStoreOptions, RunStore } from "../store/index.js";
 
 /** Add `--db PATH` to a command. */
 export function dbOption(command: Command): Command {
@@ -15,10 +15,14 @@ export function dbOption(command: Command): Command {
   );
 }
 
-/** Open the store, run `fn`, close the store. */
-export async function withStore<T>(db: string | undefined, fn: (store: RunStore) => Promise<T>): Promise<T> {
+/**
+ * Open the store, run `fn`, close the store. A command that only reads passes `{ readOnly: true }`, one
+ * that acts on runs already there `{ mustExist: true }`: a mistyped `--db` is then an error naming the
+ * path, never a new empty store that answers "no runs".
+ */
+export async function withStore<T>(db: string | undefined, fn: (store: RunStore) => Promise<T>, options: OpenStoreOptions = {}): Promise<T> {
   const { openStore } = await import("../store/open-store.js");
-  const store = await openStore(db);
+  const store = await openStore(db, options);
   try {
     return await fn(store);
   } finally {

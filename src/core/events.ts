@@ -166,6 +166,11 @@ export const RunEvent = z.discriminatedUnion("type", [
     normalized: z.number().finite().nullable(),
   }),
   z.object({ type: z.literal("run_failed"), ...at, error: z.string() }),
+  /**
+   * `rebench store copy --move-unfinished` copied the run, unfinished, to the store `to` (a SQLite path or a
+   * PostgreSQL URL without its password), where it goes on: here it ends, and its log takes no more events.
+   */
+  z.object({ type: z.literal("run_moved"), ...at, to: z.string().min(1) }),
   z.object({ type: z.literal("note"), ...at, message: z.string(), data: z.unknown().optional() }),
   /** An orchestrator process took charge of the run (so another one leaves it alone while that pid lives). */
   z.object({ type: z.literal("driver_attached"), ...at, pid: z.number().int().positive(), host: z.string() }),

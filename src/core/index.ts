@@ -24,6 +24,7 @@ export * from "./normalization-label.js";
 export * from "./normalize.js";
 export * from "./paper-environments.js";
 export * from "./parse.js";
+export * from "./pid-alive.js";
 export * from "./probe-machine.js";
 export * from "./registry.js";
 export * from "./replay-step.js";

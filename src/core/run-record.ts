@@ -73,12 +73,21 @@ export const RunRecord = z
       })
       .nullable()
       .describe("the run's latest Slurm job; null for a run driven locally"),
+    orphaned: z
+      .string()
+      .nullable()
+      .describe(
+        "why the run needs `rebench runs resume`: it has not ended and its orchestrator is gone (src/store/orphaned-run.ts); null otherwise, and where it was not checked (a driver on another host, a static export)",
+      ),
   })
   .strict();
 export type RunRecord = z.infer<typeof RunRecord>;
 
-/** The record of a stored run; `jobState`: its Slurm job's state where it was asked (null: not known here). */
-export function runRecord(run: RunSummary, jobState: string | null = null): RunRecord {
+/**
+ * The record of a stored run; `jobState`: its Slurm job's state where it was asked (null: not known here);
+ * `orphaned`: why it needs `runs resume`, where that was checked.
+ */
+export function runRecord(run: RunSummary, known: { jobState?: string | null; orphaned?: string | null } = {}): RunRecord {
   const { spec, usage } = run;
   return {
     runId: run.id,
@@ -122,6 +131,7 @@ export function runRecord(run: RunSummary, jobState: string | null = null): RunR
     scoreCalls: run.scoreCalls,
     validScores: run.validScores,
     contendedScores: run.contendedScores,
-    job: run.job ? { ...run.job, state: jobState } : null,
+    job: run.job ? { ...run.job, state: known.jobState ?? null } : null,
+    orphaned: known.orphaned ?? null,
   };
 }

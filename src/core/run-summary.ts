@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { replacesAggregate } from "./aggregate.js";
 import { contentionOf } from "./contention.js";
-import { InvalidInputError } from "./errors.js";
+import { ConflictError, InvalidInputError } from "./errors.js";
 import type { RunEventOf, StoredEvent } from "./events.js";
 import { RunSpec } from "./events.js";
 import { RunId } from "./ids.js";
@@ -79,6 +79,12 @@ export function summarize(summary: RunSummary | undefined, stored: StoredEvent):
       job: null,
     };
   }
+  if (summary.state === "moved") {
+    // A moved run is driven from its new store only: a process that still drives it here stops at its next write.
+    throw new ConflictError(`run ${runId} was moved to another store (${summary.error ?? "see its log"}); it goes on there, not here`, {
+      hint: "continue it in the store it was moved to (`rebench runs resume --db STORE`)",
+    });
+  }
   const next: RunSummary = { ...summary, usage: { ...summary.usage }, updatedAt: event.ts, lastSeq: seq };
   switch (event.type) {
     case "run_created":
@@ -128,6 +134,10 @@ export function summarize(summary: RunSummary | undefined, stored: StoredEvent):
       next.finishedAt ??= event.ts;
       next.stopReason = "error";
       next.error = event.error;
+      break;
+    case "run_moved":
+      next.state = "moved";
+      next.error = `moved to ${event.to}`;
       break;
     case "pause_started":
       if (next.state === "running") next.state = "paused";

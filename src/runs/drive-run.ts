@@ -18,7 +18,7 @@ import { bookDowntime, recoverRun } from "./recover-run.js";
 import { runEnvironment } from "./run-environment.js";
 import { type RunGpuOptions, readoptRunGpus } from "./run-gpus.js";
 import { RunLog } from "./run-log.js";
-import { RunSession, type RunSessionOptions } from "./run-session.js";
+import { RunLeftForResumeError, RunSession, type RunSessionOptions } from "./run-session.js";
 import { backendNameOf, sandboxBackend } from "./sandbox-backends.js";
 import { agentFor } from "./scaffolds.js";
 import { startRun } from "./start-run.js";
@@ -70,6 +70,8 @@ export async function driveRun(runId: string, options: DriveOptions): Promise<Ru
       session.close();
     }
   } catch (error) {
+    // Left in `scoring` with its sandbox, for `rebench runs resume` (the note in its log says why).
+    if (error instanceof RunLeftForResumeError) return log.summary;
     if (!isTerminal(log.state)) {
       const message = error instanceof Error ? error.message : String(error);
       await log.append({ type: "run_failed", error: message });
@@ -98,7 +100,8 @@ async function runAgent(agent: Agent, session: RunSession, graceSeconds: number)
     return;
   }
   if (isTerminal(session.log.state) || session.log.state === "scoring") {
-    await session.ended;
+    // The run is ending or has ended: wait for that end, which throws where it failed.
+    await (session.ending ?? session.ended);
     return;
   }
   if (first === "threw") throw new Error(`the agent failed: ${failure instanceof Error ? failure.message : String(failure)}`);

@@ -30,7 +30,8 @@ export function parseStop(text: string | undefined): Stop {
 }
 
 function finalTrigger(stop: Stop, target: ScoringTarget | undefined): ScoreTrigger | undefined {
-  if (stop.reason === "submitted") return "submit";
+  // `error`: the sandbox's executor died under the agent (run-session.ts); its workspace is scored as a submission.
+  if (stop.reason === "submitted" || stop.reason === "error") return "submit";
   if (stop.reason === "limit" && target?.env.manifest.scoring.scoreOnUsageLimits) return "limit";
   return undefined;
 }

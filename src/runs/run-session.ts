@@ -25,6 +25,7 @@ import {
   UsageLimits,
   type UsageView,
 } from "../core/index.js";
+import { SandboxExecutorLostError } from "../sandbox/sandbox.js";
 import { scoreView } from "../scoring/score-view.js";
 import { endRun, type Stop, stopText } from "./finish-run.js";
 import type { RunLog } from "./run-log.js";
@@ -32,6 +33,12 @@ import { type ScoringTarget, takeScore } from "./take-score.js";
 
 /** The events a scaffold may read back: what it did and what it was shown (score views, never raw entries). */
 const AGENT_VISIBLE: ReadonlySet<string> = new Set(["action", "observation", "generation", "submitted"]);
+
+/**
+ * The run could not be ended here (its final scoring failed after its sandbox's executor died): it is left
+ * in `scoring`, its sandbox kept, for `rebench runs resume` to finish once this process has ended.
+ */
+export class RunLeftForResumeError extends Error {}
 
 export interface RunSessionOptions {
   /** Real milliseconds between the watchdog's limit checks; 0 turns the watchdog off. Default 1000. */
@@ -52,6 +59,11 @@ export class RunSession implements AgentSession {
   #resolveEnded!: (view: RunOutcomeView) => void;
   /** Resolves with the run's outcome once this session has ended it. */
   readonly ended: Promise<RunOutcomeView>;
+
+  /** The end in progress or done (rejects where ending failed), once the run is ending; else undefined. */
+  get ending(): Promise<RunOutcomeView> | undefined {
+    return this.#outcome;
+  }
 
   constructor(
     readonly log: RunLog,
@@ -141,6 +153,10 @@ export class RunSession implements AgentSession {
       try {
         output = await body();
       } catch (error) {
+        // An agent's command (not a scoring: `rebench score` of a human run just fails, to be tried again).
+        if (error instanceof SandboxExecutorLostError && (tool === "bash" || tool === "python") && !this.#outcome) {
+          return this.#executorLost(actionId, tool, error);
+        }
         await this.log.append({ type: "observation", actionId, tool, output: { error: (error as Error).message } });
         throw error;
       }
@@ -165,6 +181,19 @@ export class RunSession implements AgentSession {
     return { exitCode, signal, timedOut, truncated, durationMs, stdout, stderr, timeoutSeconds: allowed };
   }
 
+  /**
+   * The sandbox's executor died under an action (killed from outside, or by the kernel): not the agent's
+   * failure. The action is marked interrupted and the run ends, scored on what its workspace holds (a new
+   * executor starts for the grader); where that scoring fails the run is left for `rebench runs resume`.
+   */
+  async #executorLost(actionId: string, tool: ToolName, error: SandboxExecutorLostError): Promise<never> {
+    const why = `the sandbox's executor died while this ran (${error.message}): killed from outside the run, or by the kernel`;
+    await this.log.append({ type: "observation", actionId, tool, output: { interrupted: true, error: why } });
+    await this.note(`${why}; the run ends here, and what its workspace holds is scored`, { executorLost: { actionId, error: error.message } });
+    await this.#end({ reason: "error" }, undefined, { resumable: true });
+    throw new RunEndedError(`run ${this.runId} ended: its sandbox's executor died`);
+  }
+
   #submit(submission: string): Promise<RunOutcomeView> {
     return this.#serial(async () => {
       this.#assertOpen();
@@ -177,7 +206,7 @@ export class RunSession implements AgentSession {
     });
   }
 
-  #end(stop: Stop, beforeFinish?: (view: RunOutcomeView) => Promise<void>): Promise<RunOutcomeView> {
+  #end(stop: Stop, beforeFinish?: (view: RunOutcomeView) => Promise<void>, options: { resumable?: boolean } = {}): Promise<RunOutcomeView> {
     if (this.#outcome) return this.#outcome;
     this.#controller.abort(new RunEndedError(`run ${this.runId} ended: ${stopText(stop)}`));
     this.close();
@@ -188,6 +217,10 @@ export class RunSession implements AgentSession {
       },
       async (error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
+        if (options.resumable && this.log.state === "scoring") {
+          await this.note(`the final scoring failed (${message}); the run stays in scoring with its sandbox: \`rebench runs resume\` finishes it`);
+          throw new RunLeftForResumeError(`run ${this.runId} is left for \`rebench runs resume\`: its final scoring failed (${message})`);
+        }
         // A run that has its end state (run_finished written) keeps it: what failed after that is not the run's.
         if (!isTerminal(this.log.state)) {
           await this.log.append({ type: "run_failed", error: `ending the run failed: ${message}` }).catch(() => undefined);

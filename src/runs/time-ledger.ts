@@ -38,6 +38,7 @@ export function foldTime(ledger: TimeLedger, event: RunEvent): TimeLedger {
       break;
     case "run_finished":
     case "run_failed":
+    case "run_moved":
       stop();
       break;
     case "pause_started":

@@ -14,6 +14,7 @@ const ALLOWED: Readonly<Record<RunState, readonly RunState[]>> = {
   scoring: ["finished", "failed"],
   finished: [],
   failed: [],
+  moved: [],
 };
 
 export function canTransition(from: RunState, to: RunState): boolean {

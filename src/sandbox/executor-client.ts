@@ -10,7 +10,7 @@
 import net from "node:net";
 import { InfrastructureError } from "../core/index.js";
 import { type ExecutorMessage, ExecutorMessage as ExecutorMessageSchema, type ExecutorRequest } from "./executor-protocol.js";
-import { type AgentPause, type ExecOptions, type ExecResult, SandboxFileError, type SandboxUser } from "./sandbox.js";
+import { type AgentPause, type ExecOptions, type ExecResult, SandboxExecutorLostError, SandboxFileError, type SandboxUser } from "./sandbox.js";
 
 /** A byte stream to an executor. */
 export interface ExecutorStream {
@@ -95,7 +95,7 @@ export class ExecutorClient {
     stream.hold?.(false);
     stream.onData((chunk) => this.onData(chunk));
     stream.onClose((error) =>
-      this.failAll(new InfrastructureError(`the sandbox executor ${error ? `connection failed: ${error.message}` : "closed its connection"}`)),
+      this.failAll(new SandboxExecutorLostError(`the sandbox executor ${error ? `connection failed: ${error.message}` : "closed its connection"}`)),
     );
   }
 

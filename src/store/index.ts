@@ -6,6 +6,7 @@
 
 export * from "./copy-store.js";
 export * from "./open-store.js";
+export * from "./orphaned-run.js";
 export * from "./redact-url.js";
 export * from "./sqlite/sqlite-store.js";
 export * from "./store.js";

@@ -61,10 +61,17 @@ export function storeDisplay(db: string | undefined = undefined): string {
   return resolveStore(db).display;
 }
 
-export async function openStore(db: string | StoreTarget | undefined = undefined): Promise<RunStore> {
+export interface OpenStoreOptions {
+  /** Refuse a store that does not exist (NotFoundError, exit 3) instead of creating it: commands that act on runs already there. */
+  mustExist?: boolean;
+  /** The command only reads: never create, migrate or write the store (implies mustExist); a read-only SQLite file or folder can be read. */
+  readOnly?: boolean;
+}
+
+export async function openStore(db: string | StoreTarget | undefined = undefined, options: OpenStoreOptions = {}): Promise<RunStore> {
   const target = typeof db === "object" ? db : resolveStore(db);
-  if (target.kind === "sqlite") return SqliteRunStore.open(target.path);
+  if (target.kind === "sqlite") return SqliteRunStore.open(target.path, options);
   // Loaded only here, so that commands on a SQLite store do not load the PostgreSQL driver.
   const { PostgresRunStore } = await import("./postgres/postgres-store.js");
-  return PostgresRunStore.open(target.url);
+  return PostgresRunStore.open(target.url, { mustExist: options.mustExist === true || options.readOnly === true });
 }

@@ -124,6 +124,8 @@ function describe(event: RunEvent): { kind: ItemKind; title: string; badges: str
       };
     case "run_failed":
       return { kind: "end", title: "failed", badges: [], parts: [{ label: "error", text: event.error, tone: "error" }] };
+    case "run_moved":
+      return { kind: "end", title: `moved to ${event.to}`, badges: [], parts: [] };
     case "note": {
       const data = record(event.data);
       const parts: RawPart[] =

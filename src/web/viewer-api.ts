@@ -4,8 +4,11 @@
  * it and `--export` writes its answers as files, so the live and the published pages read the same shapes.
  * Everything is paged: a run's trajectory comes `ITEMS_PAGE` events at a time, never the whole log.
  */
+
+import type { RunSummary } from "../core/index.js";
 import { NotFoundError } from "../core/index.js";
 import type { RunStore } from "../store/index.js";
+import { orphanedRun } from "../store/orphaned-run.js";
 import type { ComparisonView, LiveUpdate, RecordingView, RunDetail, RunsPage, TrajectoryItem } from "./api-types.js";
 import { comparison } from "./comparison.js";
 import { publicEvent } from "./publish.js";
@@ -28,11 +31,13 @@ export class ViewerApi {
   async runs(params: URLSearchParams): Promise<RunsPage> {
     const query = runsQuery(params);
     const [page, facets] = await Promise.all([this.store.pageRuns(query), this.store.runFacets()]);
-    return { total: page.total, offset: query.offset ?? 0, limit: query.limit ?? 0, runs: page.runs.map((r) => runRow(r, this.options)), facets };
+    const runs = await Promise.all(page.runs.map((r) => this.#row(r)));
+    return { total: page.total, offset: query.offset ?? 0, limit: query.limit ?? 0, runs, facets };
   }
 
-  run(id: string): Promise<RunDetail> {
-    return runDetail(this.store, id, this.options);
+  async run(id: string): Promise<RunDetail> {
+    const detail = await runDetail(this.store, id, this.options);
+    return { ...detail, row: await this.#row(await this.store.getRun(detail.row.runId), detail.row) };
   }
 
   async items(id: string, page: number): Promise<TrajectoryItem[]> {
@@ -73,7 +78,13 @@ export class ViewerApi {
   async live(id: string, after: number): Promise<LiveUpdate> {
     const summary = await this.store.getRun(id);
     const events = summary.lastSeq > after ? await this.store.events(summary.id, { afterSeq: after, limit: ITEMS_PAGE * 5 }) : [];
-    return { row: runRow(summary, this.options), items: events.map((stored) => trajectoryItem(this.#shown(stored, summary.spec))) };
+    return { row: await this.#row(summary), items: events.map((stored) => trajectoryItem(this.#shown(stored, summary.spec))) };
+  }
+
+  /** The run's row, with why it needs `rebench runs resume` where its orchestrator is gone (not in a published copy: that is now, not then). */
+  async #row(summary: RunSummary, row = runRow(summary, this.options)) {
+    const orphaned = this.options.publish ? undefined : await orphanedRun(this.store, summary);
+    return orphaned ? { ...row, orphaned } : row;
   }
 
   #shown(stored: Parameters<typeof trajectoryItem>[0], spec: Parameters<typeof publicEvent>[1]) {

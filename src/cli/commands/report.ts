@@ -67,7 +67,9 @@ export async function runReport(options: ReportOptions, io: Io): Promise<boolean
   if (options.runsFile && options.db) {
     throw new InvalidInputError("give --runs-file or --db, not both", { hint: "a report reads one source of runs" });
   }
-  const loaded: LoadedRuns = options.runsFile ? await loadRunsFile(options.runsFile, options.format) : await withStore(options.db, loadStoreRuns);
+  const loaded: LoadedRuns = options.runsFile
+    ? await loadRunsFile(options.runsFile, options.format)
+    : await withStore(options.db, loadStoreRuns, { readOnly: true });
   if (loaded.runs.length === 0 && options.emptyOk) {
     io.out(`no runs to compare in ${loaded.source}, so no report\n${loaded.notes.map((note) => `${note}\n`).join("")}`);
     return false;

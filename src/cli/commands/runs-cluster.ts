@@ -74,7 +74,7 @@ export function registerRunsCluster(program: Command, io: Io): void {
       onTerm();
       return false;
     };
-    const store = writesUntil(await openStore(options.db), () => stopping, stillRunning);
+    const store = writesUntil(await openStore(options.db, { mustExist: true }), () => stopping, stillRunning);
     // Slurm stops a job with SIGTERM (scancel, preemption, a node going down): leave the run as its log
     // has it for `rebench runs resume`, removing its sandbox only when `rebench runs cancel` asked for that.
     // From the signal on this process writes nothing: the run must not fail for the sandbox Slurm stops with it.
@@ -117,7 +117,9 @@ export function registerRunsCluster(program: Command, io: Io): void {
       .addHelpText("after", "\nExample:\n  rebench runs cancel r0mfx3k2a9c1b7e --db postgres://rebench@db.example/rebench"),
   ).action(async (id: string, options: { db?: string; wait?: number; json?: boolean }) => {
     registerBuiltins();
-    const result = await withStore(options.db, (store) => cancelRun(store, id, options.wait === undefined ? {} : { waitMs: options.wait * 1000 }));
+    const result = await withStore(options.db, (store) => cancelRun(store, id, options.wait === undefined ? {} : { waitMs: options.wait * 1000 }), {
+      mustExist: true,
+    });
     if (options.json) return printJson(io, result);
     io.out(`run ${result.run.id} ${result.run.state}: ${result.run.error ?? ""}${result.job ? ` (Slurm job ${result.job.id}: ${result.job.state})` : ""}\n`);
     for (const note of result.notes) io.out(`note: ${note}\n`);

@@ -48,44 +48,48 @@ async function resume(options: ResumeOptions, io: Io): Promise<void> {
   const shown = storeDisplay(db);
   // As `rebench run --json`: progress goes to stderr, stdout holds the JSON alone.
   const shownIo: Io = options.json ? { ...io, out: io.err, interactive: false } : io;
-  const { report, resumed } = await withStore(db, async (store) => {
-    let progress: BatchProgress | undefined;
-    try {
-      const report = await resumeRuns({
-        store,
-        slurm: {
-          ...slurmContext(options.db, io, { warn: false }),
-          onSubmitted: (run, jobId) => {
-            const line = `run ${run.id}: Slurm job ${jobId} submitted\n`;
-            if (progress) progress.note(line);
-            else shownIo.out(line);
+  const { report, resumed } = await withStore(
+    db,
+    async (store) => {
+      let progress: BatchProgress | undefined;
+      try {
+        const report = await resumeRuns({
+          store,
+          slurm: {
+            ...slurmContext(options.db, io, { warn: false }),
+            onSubmitted: (run, jobId) => {
+              const line = `run ${run.id}: Slurm job ${jobId} submitted\n`;
+              if (progress) progress.note(line);
+              else shownIo.out(line);
+            },
           },
-        },
-        ...(options.run ? { runIds: options.run } : {}),
-        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
-        onStart: (runs) => {
-          if (runs.length === 0) return;
-          shownIo.out(`resuming ${runs.length} run(s): ${runs.map((r) => r.id).join(", ")}\n`);
-          progress = new BatchProgress({
-            io: shownIo,
-            store,
-            runIds: runs.map((r) => r.id),
-            total: runs.length,
-            label: "resumed",
-            everySeconds: options.progress,
-          });
-          progress.start();
-        },
-        onRunEnded: (run) => progress?.runEnded(run),
-      });
-      await progress?.stop();
-      progress = undefined;
-      await warnContended(shownIo, store, report.resumed);
-      return { report, resumed: report.resumed };
-    } finally {
-      await progress?.stop();
-    }
-  });
+          ...(options.run ? { runIds: options.run } : {}),
+          ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+          onStart: (runs) => {
+            if (runs.length === 0) return;
+            shownIo.out(`resuming ${runs.length} run(s): ${runs.map((r) => r.id).join(", ")}\n`);
+            progress = new BatchProgress({
+              io: shownIo,
+              store,
+              runIds: runs.map((r) => r.id),
+              total: runs.length,
+              label: "resumed",
+              everySeconds: options.progress,
+            });
+            progress.start();
+          },
+          onRunEnded: (run) => progress?.runEnded(run),
+        });
+        await progress?.stop();
+        progress = undefined;
+        await warnContended(shownIo, store, report.resumed);
+        return { report, resumed: report.resumed };
+      } finally {
+        await progress?.stop();
+      }
+    },
+    { mustExist: true },
+  );
 
   const skipped = report.skipped.map(({ run, why }) => ({ runId: run.id, state: run.state, why }));
   if (options.json) printJson(io, { db: shown, runs: resumed.map((run) => runRecord(run)), skipped });

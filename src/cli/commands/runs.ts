@@ -21,6 +21,7 @@ import {
   runRecord,
   type ScoreLogEntry,
 } from "../../core/index.js";
+import { orphanedRun, orphanedRuns } from "../../store/orphaned-run.js";
 import { storedAnalysisRuns } from "../analysis-input.js";
 import { COMMAND_SUMMARIES } from "../command-summaries.js";
 import { formatCost, formatDuration, formatNumber, formatTokenKinds } from "../format.js";
@@ -77,12 +78,19 @@ export function registerRuns(program: Command, io: Io): void {
       states: options.state?.split(",").map((s) => parseWith(RunState, s.trim(), "--state")),
       limit: options.limit,
     };
-    const list = await withStore(options.db, (store) => store.listRuns(filter));
+    const { list, orphaned } = await withStore(
+      options.db,
+      async (store) => {
+        const list = await store.listRuns(filter);
+        return { list, orphaned: await orphanedRuns(store, list) };
+      },
+      { readOnly: true },
+    );
     const jobs = await jobStatesOf(list);
     if (options.json)
       return printJson(
         io,
-        list.map((r) => runRecord(r, r.job ? (jobs.states.get(r.job.id) ?? null) : null)),
+        list.map((r) => runRecord(r, { jobState: r.job ? (jobs.states.get(r.job.id) ?? null) : null, orphaned: orphaned.get(r.id) ?? null })),
       );
     if (list.length === 0) return io.out("no runs\n");
     const jobColumn = list.some((r) => r.job) ? [{ header: "JOB", value: (r: RunSummary) => jobCell(r, jobs) }] : [];
@@ -91,7 +99,7 @@ export function registerRuns(program: Command, io: Io): void {
         { header: "RUN", value: (r) => r.id },
         { header: "ENVIRONMENT", value: (r) => `${r.spec.environment}/${r.spec.variant}` },
         { header: "PARTICIPANT", value: (r) => r.spec.participant.alias },
-        { header: "STATE", value: (r) => r.state },
+        { header: "STATE", value: (r) => (orphaned.has(r.id) ? `orphaned (${r.state})` : r.state) },
         ...jobColumn,
         { header: "WORKING", value: (r) => formatDuration(r.usage.workingSeconds), align: "right" },
         { header: "SCORES", value: (r) => `${r.validScores}/${r.scoreCalls}`, align: "right" },
@@ -106,6 +114,15 @@ export function registerRuns(program: Command, io: Io): void {
         `JOB: the Slurm jobs' states are unknown: ${jobs.unknown}; on a host of the cluster (SLURM_CONF naming its slurm.conf where it is not in /etc/slurm) \`rebench runs list\` shows them\n`,
       );
     }
+    if (orphaned.size > 0) {
+      const db = options.db ? ` --db ${options.db}` : "";
+      const [first] = orphaned.keys();
+      io.out(
+        orphaned.size === 1
+          ? `\norphaned: run ${first}'s orchestrator is gone; \`rebench runs resume${db} --run ${first}\` continues it\n`
+          : `\norphaned: ${orphaned.size} runs whose orchestrator is gone; \`rebench runs resume${db}\` continues them (\`--run ID\` for one)\n`,
+      );
+    }
   });
 
   dbOption(
@@ -117,46 +134,52 @@ export function registerRuns(program: Command, io: Io): void {
       .option("--json", "print JSON")
       .addHelpText("after", "\nExample:\n  rebench runs show r0mfx3k2a9c1b7e --events"),
   ).action(async (id: string, options: { db?: string; events?: boolean; json?: boolean }) => {
-    await withStore(options.db, async (store) => {
-      const run = await store.getRun(id);
-      const scoreLog = await store.scoreLog(run.id);
-      const events = options.events ? await store.events(run.id) : undefined;
-      const provenance = run.spec.provenance ?? null;
-      const jobs = await jobStatesOf([run]);
-      const jobState = run.job ? jobs.states.get(run.job.id) : undefined;
-      if (options.json) {
-        return printJson(io, { run: runRecord(run, jobState ?? null), spec: run.spec, provenance, scoreLog, ...(events ? { events } : {}) });
-      }
-      const { spec, usage } = run;
-      io.out(
-        [
-          `run ${run.id}: ${spec.environment}/${spec.variant} (${spec.task}) by ${spec.participant.alias}` +
-            (spec.participant.scaffold ? ` [${spec.participant.scaffold}]` : ""),
-          `state:       ${run.state}${run.stopReason ? ` (${run.stopReason})` : ""}${run.error ? `: ${run.error}` : ""}`,
-          `created:     ${run.createdAt}; started ${run.startedAt ?? "-"}; finished ${run.finishedAt ?? "-"}`,
-          ...(run.job
-            ? [
-                `job:         Slurm job ${run.job.id} ${jobState ?? `state unknown: ${jobs.unknown}`}, submitted ${run.job.submittedAt}${run.job.node ? `, started on ${run.job.node} ${run.job.startedAt}` : ", not started"}`,
-              ]
-            : []),
-          `time:        working ${formatDuration(usage.workingSeconds)}, paused ${formatDuration(usage.pausedSeconds)}, wall ${formatDuration(usage.wallSeconds)}`,
-          `tokens:      ${formatTokenKinds(usage)}; --tokens counts ${budgetTokens(usage).toLocaleString("en-US")} (every input kind + output)`,
-          `cost:        ${formatCost(usage.costUsd, usage.costByKind)}`,
-          `actions:     ${usage.actions}`,
-          `score:       raw ${formatNumber(rawOf(run))}${run.finalRaw === null ? " (so far)" : ""}, ${normalizedText(run)}`,
-          ...(spec.machineClass ? [`machine:     class ${spec.machineClass} (the calibration it is normalized with is this class's)`] : []),
-          provenance
-            ? `provenance:  rebench ${provenance.rebenchVersion} (${provenance.rebenchCommit ?? "no commit"}), environment ${provenance.environmentDigest.slice(0, 19)}, events v${provenance.eventSchemaVersion}`
-            : "provenance:  not recorded (a run of an older rebench)",
-          "",
-          scoreLog.length === 0 ? "score log: empty\n" : `score log:\n${formatScoreLog(scoreLog)}`,
-        ].join("\n"),
-      );
-      if (events) {
-        io.out("\nevents:\n");
-        for (const { seq, event } of events) io.out(`${String(seq).padStart(5)}  ${event.ts}  ${event.type}  ${summarizeEvent(event)}\n`);
-      }
-    });
+    await withStore(
+      options.db,
+      async (store) => {
+        const run = await store.getRun(id);
+        const scoreLog = await store.scoreLog(run.id);
+        const events = options.events ? await store.events(run.id) : undefined;
+        const provenance = run.spec.provenance ?? null;
+        const jobs = await jobStatesOf([run]);
+        const jobState = run.job ? jobs.states.get(run.job.id) : undefined;
+        const orphaned = await orphanedRun(store, run);
+        if (options.json) {
+          const record = runRecord(run, { jobState: jobState ?? null, orphaned: orphaned ?? null });
+          return printJson(io, { run: record, spec: run.spec, provenance, scoreLog, ...(events ? { events } : {}) });
+        }
+        const { spec, usage } = run;
+        io.out(
+          [
+            `run ${run.id}: ${spec.environment}/${spec.variant} (${spec.task}) by ${spec.participant.alias}` +
+              (spec.participant.scaffold ? ` [${spec.participant.scaffold}]` : ""),
+            `state:       ${run.state}${run.stopReason ? ` (${run.stopReason})` : ""}${run.error ? `: ${run.error}` : ""}${orphaned ? `; orphaned: ${orphaned}` : ""}`,
+            `created:     ${run.createdAt}; started ${run.startedAt ?? "-"}; finished ${run.finishedAt ?? "-"}`,
+            ...(run.job
+              ? [
+                  `job:         Slurm job ${run.job.id} ${jobState ?? `state unknown: ${jobs.unknown}`}, submitted ${run.job.submittedAt}${run.job.node ? `, started on ${run.job.node} ${run.job.startedAt}` : ", not started"}`,
+                ]
+              : []),
+            `time:        working ${formatDuration(usage.workingSeconds)}, paused ${formatDuration(usage.pausedSeconds)}, wall ${formatDuration(usage.wallSeconds)}`,
+            `tokens:      ${formatTokenKinds(usage)}; --tokens counts ${budgetTokens(usage).toLocaleString("en-US")} (every input kind + output)`,
+            `cost:        ${formatCost(usage.costUsd, usage.costByKind)}`,
+            `actions:     ${usage.actions}`,
+            `score:       raw ${formatNumber(rawOf(run))}${run.finalRaw === null ? " (so far)" : ""}, ${normalizedText(run)}`,
+            ...(spec.machineClass ? [`machine:     class ${spec.machineClass} (the calibration it is normalized with is this class's)`] : []),
+            provenance
+              ? `provenance:  rebench ${provenance.rebenchVersion} (${provenance.rebenchCommit ?? "no commit"}), environment ${provenance.environmentDigest.slice(0, 19)}, events v${provenance.eventSchemaVersion}`
+              : "provenance:  not recorded (a run of an older rebench)",
+            "",
+            scoreLog.length === 0 ? "score log: empty\n" : `score log:\n${formatScoreLog(scoreLog)}`,
+          ].join("\n"),
+        );
+        if (events) {
+          io.out("\nevents:\n");
+          for (const { seq, event } of events) io.out(`${String(seq).padStart(5)}  ${event.ts}  ${event.type}  ${summarizeEvent(event)}\n`);
+        }
+      },
+      { readOnly: true },
+    );
   });
 
   dbOption(
@@ -170,7 +193,7 @@ export function registerRuns(program: Command, io: Io): void {
     if (options.format !== "metr") {
       throw new InvalidInputError(`unknown export format "${options.format}"`, { hint: "the one format written today is --format metr" });
     }
-    const { pairs, skipped } = await withStore(options.db, storedAnalysisRuns);
+    const { pairs, skipped } = await withStore(options.db, storedAnalysisRuns, { readOnly: true });
     const text = pairs.map(({ run, summary }) => `${JSON.stringify(toMetrRecord(run, summary))}\n`).join("");
     for (const [reason, n] of Object.entries(skipped)) io.err(`left out ${n} run(s): ${reason}\n`);
     if (!options.out) return io.out(text);

@@ -47,7 +47,7 @@ async function runServe(options: ServeOptions, io: Io): Promise<void> {
   }
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidInputError(`--port must be a port number (0 to 65535), got "${options.port}"`);
-  const store = await openStore(target);
+  const store = await openStore(target, { readOnly: true });
   try {
     if (options.export) {
       const progress = io.interactive ? (done: number, total: number) => io.err(`\rexported ${done}/${total} runs${done === total ? "\n" : ""}`) : undefined;

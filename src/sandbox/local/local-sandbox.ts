@@ -118,6 +118,9 @@ export class LocalSandbox implements TerminalSandbox {
   /** The live executor of `role`'s namespace: reused, found again after a restart, or started. */
   private async executor(role: Role): Promise<ExecutorClient> {
     if (this.destroyed) throw new InfrastructureError(`sandbox ${this.id} has been destroyed`);
+    // The grader's as-agent calls go through the broker in the agent's executor: where that one died (killed
+    // from outside), it starts again first, and with it a new grader namespace on its network (connectOrStart).
+    if (role === "grader" && this.executors.has("agent")) await this.executor("agent");
     const existing = this.executors.get(role);
     if (existing) {
       const client = await existing.catch(() => undefined);

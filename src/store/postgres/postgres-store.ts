@@ -50,6 +50,8 @@ const TEXT_COLUMNS = new Set(["created_at", "updated_at", "environment", "varian
 export interface PostgresStoreOptions {
   /** Connections this process keeps at most; default 8 (a batch's concurrent runs share them). */
   maxConnections?: number;
+  /** Refuse a database that holds no run store (NotFoundError) instead of creating its tables. Default false. */
+  mustExist?: boolean;
 }
 
 export class PostgresRunStore implements RunStore {
@@ -71,10 +73,10 @@ export class PostgresRunStore implements RunStore {
     // An idle connection the server drops must not crash the process; the next query reconnects.
     pool.on("error", () => undefined);
     try {
-      await migrate(pool, location);
+      await migrate(pool, location, options.mustExist ?? false);
     } catch (error) {
       await pool.end().catch(() => undefined);
-      if (error instanceof ConflictError) throw error;
+      if (error instanceof ConflictError || error instanceof NotFoundError) throw error;
       throw new InfrastructureError(`cannot open the run store at ${location}: ${(error as Error).message}`, {
         cause: error,
         hint:
@@ -367,11 +369,19 @@ async function insertEvent(client: pg.PoolClient, runId: string, seq: number, ev
   ]);
 }
 
-async function migrate(pool: pg.Pool, location: string): Promise<void> {
+async function migrate(pool: pg.Pool, location: string, mustExist: boolean): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
     try {
+      if (mustExist) {
+        const { rows } = await client.query<{ t: string | null }>("SELECT to_regclass('schema_migrations')::text AS t");
+        if (rows[0]?.t == null) {
+          throw new NotFoundError(`no run store in ${location}`, {
+            hint: "check the URL's database, or name the store with --db PATH or --db postgres://USER@HOST/DB",
+          });
+        }
+      }
       // One migrating rebench at a time; the others wait here and then find the tables made.
       await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK.toString()]);
       await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (

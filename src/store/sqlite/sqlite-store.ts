@@ -4,12 +4,13 @@
  * machine (the orchestrator, `rebench score`, the viewer). Every append is one IMMEDIATE transaction
  * that inserts the event and rewrites the run's summary row.
  */
-import { accessSync, constants, mkdirSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import {
   ConflictError,
   InfrastructureError,
+  InvalidInputError,
   type NewRunEvent,
   NotFoundError,
   newRunId,
@@ -56,8 +57,18 @@ export class SqliteRunStore implements RunStore {
     this.#db = db;
   }
 
-  /** Open (creating if needed) the store at `file`, or an in-memory store for `:memory:`. */
-  static open(file: string): SqliteRunStore {
+  /**
+   * Open the store at `file`, or an in-memory store for `:memory:`. By default it is created (with its
+   * folder) where it is missing; `mustExist` refuses a missing file instead, and `readOnly` (for commands
+   * that only read) also never writes to it, so that a store on a read-only file or folder can be read.
+   */
+  static open(file: string, options: SqliteOpenOptions = {}): SqliteRunStore {
+    if (file !== ":memory:" && (options.mustExist || options.readOnly) && !existsSync(file)) {
+      throw new NotFoundError(`no run store at ${file}`, {
+        hint: "check the path (record runs first, e.g. `rebench main`), or name the store with --db PATH or --db postgres://USER@HOST/DB",
+      });
+    }
+    if (options.readOnly && file !== ":memory:") return new SqliteRunStore(file, openReadOnly(file));
     if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     let db: Database.Database;
     try {
@@ -281,6 +292,102 @@ export class SqliteRunStore implements RunStore {
   }
 }
 
+export interface SqliteOpenOptions {
+  /** Refuse a missing file (NotFoundError) instead of creating the store. Default false. */
+  mustExist?: boolean;
+  /** Only read: never create, migrate or write the file (implies mustExist). Default false. */
+  readOnly?: boolean;
+}
+
+/**
+ * A read-only connection to an existing store. A store in WAL mode (every store rebench writes) can be read
+ * in place where its folder is writable or its `-shm` file exists; in a read-only folder SQLite cannot make
+ * that file, and this build has no `immutable` URIs, so the store is read from a snapshot in memory (its
+ * header marked as a rollback-journal database). A store older than this rebench's schema is migrated in
+ * place where it may be written, else in the snapshot only.
+ */
+function openReadOnly(file: string): Database.Database {
+  const latest = MIGRATIONS.at(-1)?.version ?? 0;
+  let db: Database.Database;
+  let version: number;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    version = schemaVersion(db, file);
+  } catch (cause) {
+    if (cause instanceof InvalidInputError || (cause as { code?: string }).code !== "SQLITE_CANTOPEN") throw openFailed(file, cause);
+    db = snapshot(file);
+    version = schemaVersion(db, file);
+  }
+  if (version > latest) {
+    db.close();
+    throw newerSchema(file, version, latest);
+  }
+  if (version < latest) {
+    db.close();
+    if (writable(file)) {
+      const rw = new Database(file);
+      try {
+        migrate(rw, file);
+      } finally {
+        rw.close();
+      }
+      return openReadOnly(file);
+    }
+    db = snapshot(file);
+    migrate(db, file);
+  }
+  db.pragma("busy_timeout = 10000");
+  return db;
+}
+
+function snapshot(file: string): Database.Database {
+  if (existsSync(`${file}-wal`) && statSync(`${file}-wal`).size > 0) {
+    throw new InfrastructureError(`cannot read the run store at ${file}: its folder is read-only and it has changes not yet saved in ${file}-wal`, {
+      hint: "open it once with any command where its folder is writable (that saves them), then read it here",
+    });
+  }
+  try {
+    const bytes = readFileSync(file);
+    // Bytes 18 and 19 of the header: 2 for WAL, 1 for a rollback journal (an in-memory database cannot use WAL).
+    if (bytes.length >= 20) bytes.fill(1, 18, 20);
+    return new Database(bytes);
+  } catch (cause) {
+    throw openFailed(file, cause);
+  }
+}
+
+function writable(file: string): boolean {
+  try {
+    accessSync(file, constants.W_OK);
+    accessSync(path.dirname(file), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The store's schema version; an error where the file is not a run store. */
+function schemaVersion(db: Database.Database, file: string): number {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+  if (!table) throw new InvalidInputError(`${file} is not a rebench run store`, { hint: "name the store with --db PATH" });
+  const row = db.prepare("SELECT MAX(version) AS version FROM schema_migrations").get() as { version: number | null };
+  return row.version ?? 0;
+}
+
+function openFailed(file: string, cause: unknown): Error {
+  if (cause instanceof InvalidInputError) return cause;
+  return new InfrastructureError(`cannot open the run store at ${file}: ${(cause as Error).message}`, {
+    cause,
+    hint: "check the path and its permissions, or pass another with --db PATH",
+  });
+}
+
+function newerSchema(file: string, version: number, latest: number): ConflictError {
+  return new ConflictError(`the run store ${file} has schema version ${version}, newer than this rebench knows (${latest})`, {
+    hint: "upgrade rebench, or use another store with --db PATH",
+  });
+}
+
 /** The WHERE clause of RunFilter's equality filters and states. */
 function whereClause(filter: RunFilter): { clause: string; params: Record<string, unknown> } {
   const where: string[] = [];
@@ -307,11 +414,7 @@ function migrate(db: Database.Database, file: string): void {
   const row = db.prepare("SELECT MAX(version) AS version FROM schema_migrations").get() as { version: number | null };
   const current = row.version ?? 0;
   const latest = MIGRATIONS.at(-1)?.version ?? 0;
-  if (current > latest) {
-    throw new ConflictError(`the run store ${file} has schema version ${current}, newer than this rebench knows (${latest})`, {
-      hint: "upgrade rebench, or use another store with --db PATH",
-    });
-  }
+  if (current > latest) throw newerSchema(file, current, latest);
   for (const migration of MIGRATIONS) {
     if (migration.version <= current) continue;
     db.transaction(() => {
