@@ -154,14 +154,29 @@ export interface ComparisonTable {
   note: string;
 }
 
-export interface ComparisonView {
-  source: string;
+/** The comparison of the runs of one task: runs of different tasks are never pooled. */
+export interface ComparisonSection {
+  /** `main`, `hidden_score`, ... */
+  task: string;
   runs: number;
+  /** Which calibration entries normalized these runs. */
   notes: string[];
   tables: ComparisonTable[];
   /** Figures as SVG text, drawn by the report's own renderer (escaped there). */
   figures: { name: string; title: string; svg: string }[];
-  filters: { environment?: string; variant?: string; participant?: string; budgets: string };
+}
+
+export interface ComparisonView {
+  source: string;
+  /** Comparable runs, in all sections. */
+  runs: number;
+  /** Runs left out and why. */
+  notes: string[];
+  /** Every task of the finished runs that the other filters keep (the task filter's choices). */
+  tasks: string[];
+  /** One per task, `main` first. */
+  sections: ComparisonSection[];
+  filters: { environment?: string; variant?: string; participant?: string; task?: string; budgets: string };
 }
 
 /** What the server or the export says about itself. */

@@ -4,7 +4,7 @@
  * it and `--export` writes its answers as files, so the live and the published pages read the same shapes.
  * Everything is paged: a run's trajectory comes `ITEMS_PAGE` events at a time, never the whole log.
  */
-import { NotFoundError } from "../core/index.js";
+import { compareNatural, NotFoundError } from "../core/index.js";
 import type { RunStore } from "../store/index.js";
 import type { ComparisonView, LiveUpdate, RecordingView, RunDetail, RunsPage, TrajectoryItem } from "./api-types.js";
 import { comparison } from "./comparison.js";
@@ -28,7 +28,9 @@ export class ViewerApi {
   async runs(params: URLSearchParams): Promise<RunsPage> {
     const query = runsQuery(params);
     const [page, facets] = await Promise.all([this.store.pageRuns(query), this.store.runFacets()]);
-    return { total: page.total, offset: query.offset ?? 0, limit: query.limit ?? 0, runs: page.runs.map((r) => runRow(r, this.options)), facets };
+    // Participants as people count them (model-2 before model-10) in the filter menus.
+    const shown = { ...facets, participants: [...facets.participants].sort(compareNatural) };
+    return { total: page.total, offset: query.offset ?? 0, limit: query.limit ?? 0, runs: page.runs.map((r) => runRow(r, this.options)), facets: shown };
   }
 
   run(id: string): Promise<RunDetail> {
@@ -65,7 +67,7 @@ export class ViewerApi {
 
   compare(params: URLSearchParams): Promise<ComparisonView> {
     const get = (name: string) => params.get(name)?.trim() || undefined;
-    const filters = { environment: get("environment"), variant: get("variant"), participant: get("participant"), budgets: get("budgets") };
+    const filters = { environment: get("environment"), variant: get("variant"), participant: get("participant"), task: get("task"), budgets: get("budgets") };
     return comparison(this.store, Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined)), this.options);
   }
 
