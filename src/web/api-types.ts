@@ -70,6 +70,14 @@ export interface TrajectoryItem {
   complete: boolean;
 }
 
+/**
+ * Every event of a run as its kind alone (index 0 is seq 1): enough for the page to group the trajectory
+ * into model turns, fold bookkeeping and filter by kind before any event is fetched.
+ */
+export interface TrajectoryOutline {
+  kinds: ItemKind[];
+}
+
 export interface ScoreLogRow {
   seq: number;
   timestamp: string;

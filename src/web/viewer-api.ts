@@ -6,8 +6,9 @@
  */
 import { compareNatural, NotFoundError } from "../core/index.js";
 import type { RunStore } from "../store/index.js";
-import type { ComparisonView, LiveUpdate, RecordingView, RunDetail, RunsPage, TrajectoryItem } from "./api-types.js";
+import type { ComparisonView, LiveUpdate, RecordingView, RunDetail, RunsPage, TrajectoryItem, TrajectoryOutline } from "./api-types.js";
 import { comparison } from "./comparison.js";
+import { itemKind } from "./item-kind.js";
 import { publicEvent } from "./publish.js";
 import { recordingView } from "./recording.js";
 import { runDetail, runRow, type ViewOptions } from "./run-detail.js";
@@ -41,6 +42,12 @@ export class ViewerApi {
     const summary = await this.store.getRun(id);
     const events = await this.store.events(summary.id, { afterSeq: page * ITEMS_PAGE, limit: ITEMS_PAGE });
     return events.map((stored) => trajectoryItem(this.#shown(stored, summary.spec)));
+  }
+
+  /** Each event's kind, from the store's type index (never the events themselves: a long run's are 100 MB). */
+  async outline(id: string): Promise<TrajectoryOutline> {
+    const summary = await this.store.getRun(id);
+    return { kinds: (await this.store.eventTypes(summary.id)).map(itemKind) };
   }
 
   async item(id: string, seq: number): Promise<TrajectoryItem> {
