@@ -60,7 +60,7 @@ export async function runPage(root: HTMLElement, source: Source, id: string, cur
   const stop = source.follow(
     detail.row.id,
     // Events appended between the two answers come again, from the older of them.
-    Math.min(detail.row.events, outline.kinds.length),
+    Math.min(detail.row.events, trajectory.events()),
     (update) => {
       trajectory.add(update.items);
       // The header, score log and budgets come from the detail: fetch it again when the run moved.

@@ -21,6 +21,8 @@ export interface TrajectoryView {
   reveal(seq: number): void;
   /** New events (live). */
   add(items: TrajectoryItem[]): void;
+  /** Events known so far (the outline's, then the live ones). */
+  events(): number;
   setFollowing(on: boolean): void;
   list: VirtualList;
 }
@@ -319,8 +321,8 @@ export function trajectoryView(source: Source, runId: string, outline: Trajector
     list,
     reveal,
     setFollowing,
+    events: () => kinds.length,
     add(newItems) {
-      const before = new Set(kinds);
       for (const item of newItems) {
         items.set(item.seq, item);
         kinds[item.seq - 1] = item.kind;
@@ -329,7 +331,7 @@ export function trajectoryView(source: Source, runId: string, outline: Trajector
       for (let i = 0; i < kinds.length; i++) kinds[i] ??= "other";
       regroup();
       counter.textContent = `${kinds.length} events`;
-      if (kinds.some((kind) => !before.has(kind)) || newItems.length > 0) drawFilter();
+      if (newItems.length > 0) drawFilter();
       if (following) list.scrollToEnd();
     },
   };
