@@ -71,6 +71,7 @@ try {
   const b = await startViewer({ store: many });
   const api = `${a.url}api/runs/${id}`;
   rows.push(["API: the large run's page (summary, score log, pauses, notes)", ms(await time(() => fetchOk(api), 5))]);
+  rows.push(["API: its outline (each event's kind, for the turns and folds)", ms(await time(() => fetchOk(`${api}/outline`), 5))]);
   rows.push(["API: its first page of 200 events", ms(await time(() => fetchOk(`${api}/items?page=0`), 5))]);
   rows.push(["API: a page of 200 events in the middle", ms(await time(() => fetchOk(`${api}/items?page=${Math.floor(events / 400)}`), 5))]);
   const middle = (await fetchOk(`${api}/items?page=${Math.floor(events / 400)}`)) as { seq: number; type: string; parts: { bytes: number }[] }[];
@@ -113,10 +114,10 @@ try {
       return rows.length > 0 && rows.every((r) => !r.classList.contains("loading"));
     });
     jumps.push(performance.now() - t);
-    drawn = Math.max(drawn, await page.locator("#trajectory .vlist-row").count());
+    drawn = Math.max(drawn, await page.locator("#trajectory .item").count());
   }
   rows.push(["browser: jump to another part of the trajectory until its events are drawn (20 jumps)", ms(median(jumps))]);
-  rows.push(["browser: most events in the DOM at once while jumping", String(drawn)]);
+  rows.push(["browser: most events (items) in the DOM at once while jumping", String(drawn)]);
   const frames = await page.locator("#trajectory").evaluate(async (v) => {
     const times: number[] = [];
     let last = performance.now();

@@ -6,7 +6,7 @@
  * bootstrap (runs resampled within each environment) gives the 95% interval. The reported allocation
  * for a budget is the best one observed: most environments covered first, then the highest score.
  */
-import { compareText } from "../core/compare-text.js";
+import { compareNatural } from "../core/compare-natural.js";
 import type { AnalysisRun } from "./analysis-run.js";
 import { bootstrapScoreAtK } from "./bootstrap-score-at-k.js";
 import { environmentOrder } from "./environment-order.js";
@@ -54,9 +54,9 @@ export interface Allocations {
   allocations: AllocationRow[];
 }
 
-/** Participants in report order: `human` first, then agents alphabetically. */
+/** Participants in report order: `human` first, then agents by name, digits as numbers (model-2 before model-10). */
 function participantOrder(runs: readonly AnalysisRun[]): string[] {
-  return [...new Set(runs.map((r) => r.participant))].sort((a, b) => Number(b === "human") - Number(a === "human") || compareText(a, b));
+  return [...new Set(runs.map((r) => r.participant))].sort((a, b) => Number(b === "human") - Number(a === "human") || compareNatural(a, b));
 }
 
 export function computeAllocations(runs: readonly AnalysisRun[], options: ComputeAllocationsOptions): Allocations {

@@ -7,6 +7,7 @@ export * from "./agent-api.js";
 export * from "./aggregate.js";
 export * from "./assets.js";
 export * from "./calibration.js";
+export * from "./compare-natural.js";
 export * from "./compare-text.js";
 export * from "./contention.js";
 export * from "./errors.js";

@@ -207,6 +207,20 @@ export function runStoreContract(name: string, open: () => Promise<RunStore>): v
       await store.close();
     });
 
+    test("eventTypes() lists each event's type in the run's order, without the events", async () => {
+      const store = await open();
+      const run = await store.createRun(sampleSpec);
+      const other = await store.createRun(sampleSpec);
+      await store.append(run.id, { type: "state_changed", to: "running" });
+      await store.append(run.id, { type: "action", actionId: "a1", tool: "bash", input: { command: "ls" } });
+      await store.append(other.id, { type: "note", message: "another run's event" });
+      await store.append(run.id, { type: "observation", actionId: "a1", tool: "bash", output: { exitCode: 0, stdout: "", stderr: "" } });
+      await store.append(run.id, { type: "action", actionId: "a2", tool: "bash", input: { command: "pwd" } });
+      expect(await store.eventTypes(run.id)).toEqual(["run_created", "state_changed", "action", "observation", "action"]);
+      expect(await store.eventTypes(other.id)).toEqual(["run_created", "note"]);
+      await store.close();
+    });
+
     test("pageRuns() and runFacets() order text by its bytes, whatever the database's locale", async () => {
       const store = await open();
       const lower = await store.createRun({ ...sampleSpec, participant: { kind: "agent", alias: "alpha" } });

@@ -103,6 +103,11 @@ export interface RunStore {
    * `text`, ignoring ASCII case, first ones first, at most `limit` (default 1000).
    */
   searchEvents(runId: RunId, text: string, options?: { limit?: number }): Promise<number[]>;
+  /**
+   * The type of each of the run's events, in order (index 0 is seq 1), read from the type index without the
+   * events themselves: the viewer's outline of a long run (which events are turns, which bookkeeping).
+   */
+  eventTypes(runId: RunId): Promise<RunEventType[]>;
   /** The run's score log, in order. */
   scoreLog(runId: RunId): Promise<ScoreLogEntry[]>;
   close(): Promise<void>;

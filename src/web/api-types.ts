@@ -59,6 +59,14 @@ export interface TrajectoryItem {
   complete: boolean;
 }
 
+/**
+ * Every event of a run as its kind alone (index 0 is seq 1): enough for the page to group the trajectory
+ * into model turns, fold bookkeeping and filter by kind before any event is fetched.
+ */
+export interface TrajectoryOutline {
+  kinds: ItemKind[];
+}
+
 export interface ScoreLogRow {
   seq: number;
   timestamp: string;
@@ -143,14 +151,29 @@ export interface ComparisonTable {
   note: string;
 }
 
-export interface ComparisonView {
-  source: string;
+/** The comparison of the runs of one task: runs of different tasks are never pooled. */
+export interface ComparisonSection {
+  /** `main`, `hidden_score`, ... */
+  task: string;
   runs: number;
+  /** Which calibration entries normalized these runs. */
   notes: string[];
   tables: ComparisonTable[];
   /** Figures as SVG text, drawn by the report's own renderer (escaped there). */
   figures: { name: string; title: string; svg: string }[];
-  filters: { environment?: string; variant?: string; participant?: string; budgets: string };
+}
+
+export interface ComparisonView {
+  source: string;
+  /** Comparable runs, in all sections. */
+  runs: number;
+  /** Runs left out and why. */
+  notes: string[];
+  /** Every task of the finished runs that the other filters keep (the task filter's choices). */
+  tasks: string[];
+  /** One per task, `main` first. */
+  sections: ComparisonSection[];
+  filters: { environment?: string; variant?: string; participant?: string; task?: string; budgets: string };
 }
 
 /** What the server or the export says about itself. */

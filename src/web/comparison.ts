@@ -1,7 +1,8 @@
 /**
  * @module
  * The comparison page: `rebench report`'s tables and figures computed from the store as it is now, over the
- * runs the page's filters keep (environment, variant, participant; budgets as `--budgets`). The same
+ * runs the page's filters keep (environment, variant, participant, task; budgets as `--budgets`), one
+ * section per task. The same
  * analysis functions and renderers as the report, so the page and `report.html` cannot disagree.
  */
 
@@ -15,19 +16,25 @@ import { reportFigures } from "../analysis/render/report-figures.js";
 import { reportTables } from "../analysis/render/report-tables.js";
 import { compareText, InvalidInputError, type RunSummary } from "../core/index.js";
 import type { RunStore } from "../store/index.js";
-import type { ComparisonView } from "./api-types.js";
+import type { ComparisonSection, ComparisonView } from "./api-types.js";
 import { scoresHidden } from "./publish.js";
 
 export interface ComparisonFilters {
   environment?: string;
   variant?: string;
   participant?: string;
+  /** Only this task (`main`, `hidden_score`, ...); default every task, each in a section of its own. */
+  task?: string;
   /** As `rebench report --budgets`; default the runs' own time limits (as `rebench main` reports) and 2h, 8h, 32h. */
   budgets?: string;
   /** Bootstrap replicates; default 200 (the page answers in well under a second; the report's default is 1000). */
   bootstrap?: number;
 }
 
+/**
+ * Runs of different tasks are never pooled: a `hidden_score` run (no score feedback) and a `main` run of the
+ * same participant measure different things, so each task is a report of its own (`main` first).
+ */
 export async function comparison(store: RunStore, filters: ComparisonFilters, options: { publish?: boolean } = {}): Promise<ComparisonView> {
   const summaries = await store.listRuns({
     states: ["finished"],
@@ -38,11 +45,14 @@ export async function comparison(store: RunStore, filters: ComparisonFilters, op
   const runs: AnalysisRun[] = [];
   const skipped: Record<string, number> = {};
   const skip = (reason: string) => (skipped[reason] = (skipped[reason] ?? 0) + 1);
+  const tasks = new Set<string>();
   for (const summary of summaries) {
     if (options.publish && scoresHidden(summary.spec)) {
       skip("its task hides score values (left out of a published copy)");
       continue;
     }
+    tasks.add(summary.spec.task);
+    if (filters.task && summary.spec.task !== filters.task) continue;
     const result = analysisRunFromStore(summary, await store.scoreLog(summary.id));
     if (result.kind === "run") runs.push(result.run);
     else skip(result.reason);
@@ -52,29 +62,33 @@ export async function comparison(store: RunStore, filters: ComparisonFilters, op
     .map(([reason, n]) => `Left out ${n} run(s): ${reason}.`);
   const budgetsText = filters.budgets?.trim() || defaultBudgets(runs);
   const budgets = parseBudgets(budgetsText);
-  const filtersView = { ...pick(filters), budgets: budgetsText };
-  if (runs.length === 0) {
-    return {
-      source: store.location,
-      runs: 0,
-      notes: [...notes, "No finished runs with a time limit and normalization constants match: nothing to compare."],
-      tables: [],
-      figures: [],
-      filters: filtersView,
-    };
-  }
   const bootstrap = filters.bootstrap ?? 200;
   if (!Number.isInteger(bootstrap) || bootstrap < 0) throw new InvalidInputError(`bootstrap must be an integer >= 0, got ${bootstrap}`);
-  const report = buildReport(runs, { budgets, bootstrap, seed: 0 });
-  const figures = reportFigures(report).map((figure) => ({ name: figure.name, title: figure.title, svg: figureSvg(figure) }));
+  const sections: ComparisonSection[] = taskOrder([...new Set(runs.map((r) => r.task))]).map((task) => {
+    const own = runs.filter((r) => r.task === task);
+    const report = buildReport(own, { budgets, bootstrap, seed: 0 });
+    return {
+      task,
+      runs: own.length,
+      notes: normalizedByNotes(own),
+      tables: reportTables(report),
+      figures: reportFigures(report).map((figure) => ({ name: figure.name, title: figure.title, svg: figureSvg(figure) })),
+    };
+  });
+  if (runs.length === 0) notes.push("No finished runs with a time limit and normalization constants match: nothing to compare.");
   return {
     source: store.location,
     runs: runs.length,
-    notes: [...notes, ...normalizedByNotes(runs)],
-    tables: reportTables(report),
-    figures,
-    filters: filtersView,
+    notes,
+    tasks: taskOrder([...tasks]),
+    sections,
+    filters: { ...pick(filters), budgets: budgetsText },
   };
+}
+
+/** `main` first (the benchmark's own task), then the others by name. */
+function taskOrder(tasks: string[]): string[] {
+  return tasks.sort((a, b) => Number(b === "main") - Number(a === "main") || compareText(a, b));
 }
 
 /** The runs' own per-run limits (one run is then one allocation, as `rebench main` reports) and 2h, 8h, 32h. */
@@ -88,10 +102,11 @@ export function defaultBudgets(runs: readonly AnalysisRun[]): string {
     .join(",");
 }
 
-function pick(filters: ComparisonFilters): { environment?: string; variant?: string; participant?: string } {
+function pick(filters: ComparisonFilters): Omit<ComparisonView["filters"], "budgets"> {
   return {
     ...(filters.environment ? { environment: filters.environment } : {}),
     ...(filters.variant ? { variant: filters.variant } : {}),
     ...(filters.participant ? { participant: filters.participant } : {}),
+    ...(filters.task ? { task: filters.task } : {}),
   };
 }

@@ -2,8 +2,9 @@
  * @module
  * `rebench serve --export DIR`: the viewer's pages as static files any web server can host, for publishing
  * transcripts. The same pages read files instead of the API (index.html says `static`): data/runs.json (every
- * run's row), and per run data/runs/ID/ with run.json, the trajectory in pages (items-K.json), the whole of
- * each long item (item-SEQ.json) and the terminal recording; data/compare.json is the comparison of all runs.
+ * run's row), and per run data/runs/ID/ with run.json, each event's kind (outline.json), the trajectory in
+ * pages (items-K.json), the whole of each long item (item-SEQ.json) and the terminal recording;
+ * data/compare.json is the comparison of all runs.
  * Written through ViewerApi with `publish`, so hidden-score values, graders' details and protected contents
  * are left out (src/web/publish.ts).
  */
@@ -63,6 +64,7 @@ export async function exportBundle(
     const base = `data/runs/${row.runId}`;
     const detail = await api.run(row.runId);
     await json(`${base}/run.json`, detail);
+    await json(`${base}/outline.json`, await api.outline(row.runId));
     for (let page = 0; page * ITEMS_PAGE < row.events; page++) {
       const items = await api.items(row.runId, page);
       await json(`${base}/items-${page}.json`, items);

@@ -6,7 +6,9 @@
  * only: the page puts it in the DOM as text, so whatever an agent wrote stays text.
  */
 import type { RunEvent, StoredEvent } from "../core/index.js";
-import type { ItemKind, ItemPart, TrajectoryItem } from "./api-types.js";
+import type { ItemPart, TrajectoryItem } from "./api-types.js";
+import { itemKind } from "./item-kind.js";
+import { scoreMessageText } from "./score-message-text.js";
 
 /** A part's preview: at most this many characters... */
 export const PREVIEW_CHARS = 800;
@@ -15,9 +17,9 @@ export const PREVIEW_LINES = 8;
 
 export function trajectoryItem(stored: StoredEvent, options: { full?: boolean } = {}): TrajectoryItem {
   const { event, seq } = stored;
-  const { kind, title, badges, parts } = describe(event);
+  const { title, badges, parts } = describe(event);
   const shown = parts.filter((p) => p.text !== "").map((p) => (options.full ? whole(p) : preview(p)));
-  return { seq, ts: event.ts, type: event.type, kind, title, badges, parts: shown, complete: shown.every((p) => p.complete) };
+  return { seq, ts: event.ts, type: event.type, kind: itemKind(event.type), title, badges, parts: shown, complete: shown.every((p) => p.complete) };
 }
 
 interface RawPart {
@@ -56,7 +58,7 @@ function record(value: unknown): Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
-function describe(event: RunEvent): { kind: ItemKind; title: string; badges: string[]; parts: RawPart[] } {
+function describe(event: RunEvent): { title: string; badges: string[]; parts: RawPart[] } {
   switch (event.type) {
     case "generation":
       return generation(event);
@@ -72,7 +74,6 @@ function describe(event: RunEvent): { kind: ItemKind; title: string; badges: str
               : json(event.input);
       const badges = typeof input.timeoutSeconds === "number" ? [`timeout ${input.timeoutSeconds} s`] : [];
       return {
-        kind: "action",
         title: `${event.actionId} ${event.tool}`,
         badges,
         parts: [{ label: event.tool === "python" ? "code" : event.tool === "bash" ? "command" : "input", text: text === "{}" ? "" : text }],
@@ -91,52 +92,48 @@ function describe(event: RunEvent): { kind: ItemKind; title: string; badges: str
               ? `timed out after ${outcome.afterSeconds} s`
               : `error: ${outcome.message}`;
       return {
-        kind: "score",
         title: `score (${event.trigger}): ${what}`,
         badges: [`at ${event.entry.elapsedSeconds.toFixed(0)} s working`],
         parts: [
-          { label: "message (shown to the agent)", text: Object.keys(message).length > 0 ? json(message) : "" },
+          { label: "message (shown to the agent)", text: scoreMessageText(message, "\n") },
           { label: "details (stored, never shown to the agent)", text: Object.keys(details).length > 0 ? json(details) : "", tone: "muted" },
         ],
       };
     }
     case "pause_started":
-      return { kind: "pause", title: `pause started: ${event.reason}`, badges: [], parts: [] };
+      return { title: `pause started: ${event.reason}`, badges: [], parts: [] };
     case "pause_ended":
-      return { kind: "pause", title: `pause ended: ${event.reason}`, badges: [], parts: [] };
+      return { title: `pause ended: ${event.reason}`, badges: [], parts: [] };
     case "state_changed":
-      return { kind: "state", title: `state: ${event.to}${event.reason ? ` (${event.reason})` : ""}`, badges: [], parts: [] };
+      return { title: `state: ${event.to}${event.reason ? ` (${event.reason})` : ""}`, badges: [], parts: [] };
     case "time_reported":
       return {
-        kind: "time",
         title: `time: working ${event.workingSeconds.toFixed(1)} s, paused ${event.pausedSeconds.toFixed(1)} s, wall ${event.wallSeconds.toFixed(1)} s`,
         badges: [],
         parts: [],
       };
     case "submitted":
-      return { kind: "end", title: "submitted", badges: [], parts: [{ label: "submission", text: event.submission }] };
+      return { title: "submitted", badges: [], parts: [{ label: "submission", text: event.submission }] };
     case "run_finished":
       return {
-        kind: "end",
         title: `finished (${event.stopReason}${event.limit ? `: ${event.limit}` : ""}): raw ${event.finalRaw ?? "none"}, normalized ${event.normalized ?? "none"}`,
         badges: [],
         parts: [],
       };
     case "run_failed":
-      return { kind: "end", title: "failed", badges: [], parts: [{ label: "error", text: event.error, tone: "error" }] };
+      return { title: "failed", badges: [], parts: [{ label: "error", text: event.error, tone: "error" }] };
     case "run_moved":
-      return { kind: "end", title: `moved to ${event.to}`, badges: [], parts: [] };
+      return { title: `moved to ${event.to}`, badges: [], parts: [] };
     case "note": {
       const data = record(event.data);
       const parts: RawPart[] =
         typeof data.tail === "string" ? [{ label: "the end of the terminal session", text: data.tail }] : [{ label: "data", text: json(event.data) }];
-      return { kind: "note", title: event.message, badges: [], parts };
+      return { title: event.message, badges: [], parts };
     }
     case "driver_attached":
-      return { kind: "state", title: `driver attached: pid ${event.pid} on ${event.host}`, badges: [], parts: [] };
+      return { title: `driver attached: pid ${event.pid} on ${event.host}`, badges: [], parts: [] };
     case "job_submitted":
       return {
-        kind: "state",
         title: `Slurm job ${event.jobId} submitted`,
         badges: [],
         parts: event.request.length > 0 ? [{ label: "sbatch options", text: event.request.join(" ") }] : [],
@@ -149,20 +146,19 @@ function describe(event: RunEvent): { kind: ItemKind; title: string; badges: str
         ...(memoryMb !== null ? [`${memoryMb} MB`] : []),
         ...(event.machineClass ? [`class ${event.machineClass}`] : []),
       ];
-      return { kind: "state", title: `Slurm job ${event.jobId} started on ${event.node}`, badges, parts: [] };
+      return { title: `Slurm job ${event.jobId} started on ${event.node}`, badges, parts: [] };
     }
     case "cancel_requested":
-      return { kind: "state", title: `cancel requested by ${event.by}`, badges: [], parts: [] };
+      return { title: `cancel requested by ${event.by}`, badges: [], parts: [] };
     case "run_created":
       return {
-        kind: "start",
         title: `created: ${event.spec.environment}/${event.spec.variant} (${event.spec.task}) by ${event.spec.participant.alias}`,
         badges: [],
         parts: [{ label: "specification", text: json(event.spec) }],
       };
     default: {
       const unknown: never = event;
-      return { kind: "other", title: (unknown as { type: string }).type, badges: [], parts: [{ label: "event", text: json(unknown) }] };
+      return { title: (unknown as { type: string }).type, badges: [], parts: [{ label: "event", text: json(unknown) }] };
     }
   }
 }
@@ -194,7 +190,7 @@ function generation(event: Extract<RunEvent, { type: "generation" }>) {
   } else if (event.content !== undefined) {
     parts.push({ label: "content", text: json(event.content) });
   }
-  return { kind: "generation" as const, title: "generation", badges, parts };
+  return { title: "generation", badges, parts };
 }
 
 function observation(event: Extract<RunEvent, { type: "observation" }>) {
@@ -215,5 +211,5 @@ function observation(event: Extract<RunEvent, { type: "observation" }>) {
   } else {
     parts.push({ label: "output", text: json(event.output) });
   }
-  return { kind: "observation" as const, title: `${event.actionId} ${event.tool} → result`, badges, parts };
+  return { title: `${event.actionId} ${event.tool} → result`, badges, parts };
 }

@@ -6,11 +6,12 @@
  */
 
 import type { RunSummary } from "../core/index.js";
-import { NotFoundError } from "../core/index.js";
+import { compareNatural, NotFoundError } from "../core/index.js";
 import type { RunStore } from "../store/index.js";
 import { orphanedRun } from "../store/orphaned-run.js";
-import type { ComparisonView, LiveUpdate, RecordingView, RunDetail, RunsPage, TrajectoryItem } from "./api-types.js";
+import type { ComparisonView, LiveUpdate, RecordingView, RunDetail, RunsPage, TrajectoryItem, TrajectoryOutline } from "./api-types.js";
 import { comparison } from "./comparison.js";
+import { itemKind } from "./item-kind.js";
 import { publicEvent } from "./publish.js";
 import { recordingView } from "./recording.js";
 import { runDetail, runRow, type ViewOptions } from "./run-detail.js";
@@ -32,7 +33,9 @@ export class ViewerApi {
     const query = runsQuery(params);
     const [page, facets] = await Promise.all([this.store.pageRuns(query), this.store.runFacets()]);
     const runs = await Promise.all(page.runs.map((r) => this.#row(r)));
-    return { total: page.total, offset: query.offset ?? 0, limit: query.limit ?? 0, runs, facets };
+    // Participants as people count them (model-2 before model-10) in the filter menus.
+    const shown = { ...facets, participants: [...facets.participants].sort(compareNatural) };
+    return { total: page.total, offset: query.offset ?? 0, limit: query.limit ?? 0, runs, facets: shown };
   }
 
   async run(id: string): Promise<RunDetail> {
@@ -44,6 +47,12 @@ export class ViewerApi {
     const summary = await this.store.getRun(id);
     const events = await this.store.events(summary.id, { afterSeq: page * ITEMS_PAGE, limit: ITEMS_PAGE });
     return events.map((stored) => trajectoryItem(this.#shown(stored, summary.spec)));
+  }
+
+  /** Each event's kind, from the store's type index (never the events themselves: a long run's are 100 MB). */
+  async outline(id: string): Promise<TrajectoryOutline> {
+    const summary = await this.store.getRun(id);
+    return { kinds: (await this.store.eventTypes(summary.id)).map(itemKind) };
   }
 
   async item(id: string, seq: number): Promise<TrajectoryItem> {
@@ -70,7 +79,7 @@ export class ViewerApi {
 
   compare(params: URLSearchParams): Promise<ComparisonView> {
     const get = (name: string) => params.get(name)?.trim() || undefined;
-    const filters = { environment: get("environment"), variant: get("variant"), participant: get("participant"), budgets: get("budgets") };
+    const filters = { environment: get("environment"), variant: get("variant"), participant: get("participant"), task: get("task"), budgets: get("budgets") };
     return comparison(this.store, Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined)), this.options);
   }
 

@@ -97,6 +97,8 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
       case "items":
         if (parts[3] !== undefined) return send(res, 200, await api.item(id, integer(parts[3])));
         return send(res, 200, await api.items(id, integer(url.searchParams.get("page") ?? "0")));
+      case "outline":
+        return send(res, 200, await api.outline(id));
       case "search":
         return send(res, 200, await api.search(id, url.searchParams.get("q") ?? ""));
       case "recording":

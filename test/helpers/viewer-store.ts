@@ -27,7 +27,8 @@ export interface ViewerStore {
   needle: string;
 }
 
-async function agentRun(db: string, scaffold: "modular" | "aide", script: Script, ...extra: string[]): Promise<string> {
+/** One `rebench run test_echo` of `scaffold` against a scripted model server; its run id. */
+export async function agentRun(db: string, scaffold: "modular" | "aide", script: Script, ...extra: string[]): Promise<string> {
   const server = await startScriptedServer("openai", script, { apiKey: "test-key" });
   process.env.OPENAI_API_KEY = "test-key";
   process.env.OPENAI_BASE_URL = server.baseUrl;

@@ -213,7 +213,7 @@ describe.skipIf(skip !== undefined)("rebench serve in a real browser (chromium)"
   test("the comparison page: the report's tables and figures from the store, with filters", async () => {
     await open("#/compare");
     await page.locator("table.report").first().waitFor();
-    expect(await page.locator("h2").allTextContents()).toEqual(expect.arrayContaining(["Score by total time budget", "Cost and speed", "Figures"]));
+    expect(await page.locator("h3").allTextContents()).toEqual(expect.arrayContaining(["Score by total time budget", "Cost and speed", "Figures"]));
     expect(await page.locator("figure.report-figure svg").count()).toBeGreaterThanOrEqual(2);
     const rows = await page.locator("table.report").first().locator("tbody tr td:first-child").allTextContents();
     expect(rows).toEqual(expect.arrayContaining(["human", "reference (replay)"]));

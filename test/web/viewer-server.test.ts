@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { RunSpecInput } from "../../src/core/index.js";
 import { SqliteRunStore } from "../../src/store/index.js";
-import type { LiveUpdate, RunDetail, RunsPage, TrajectoryItem } from "../../src/web/api-types.js";
+import type { LiveUpdate, RunDetail, RunsPage, TrajectoryItem, TrajectoryOutline } from "../../src/web/api-types.js";
 import { parseTiming } from "../../src/web/recording.js";
 import { startViewer, type Viewer } from "../../src/web/viewer-server.js";
 import { rebench } from "../helpers/cli.js";
@@ -162,6 +162,13 @@ describe("rebench serve: the viewer's server", () => {
     expect(search).toEqual({ seqs: [observation.seq], capped: false });
   });
 
+  test("a run's outline is each event's kind, in order: what the page groups into turns and folds before fetching events", async () => {
+    const outline = JSON.parse((await get(`${viewer.url}api/runs/${ids.plain}/outline`)).body) as TrajectoryOutline;
+    expect(outline).toEqual({ kinds: ["start", "action", "observation", "state", "score", "end"] });
+    const items = JSON.parse((await get(`${viewer.url}api/runs/${ids.plain}/items?page=0`)).body) as TrajectoryItem[];
+    expect(items.map((i) => i.kind)).toEqual(outline.kinds);
+  });
+
   test("follows a run: server-sent events bring what is appended, then end when the run ends", async () => {
     const id = await generateLargeRun(store, { events: 20, observationBytes: 2000, running: true });
     const before = (await store.getRun(id)).lastSeq;
@@ -216,7 +223,14 @@ describe("rebench serve: the viewer's server", () => {
     expect(data).toContain("1.5"); // a visible score stays
     expect(readFileSync(path.join(dir, "index.html"), "utf8")).toContain('content="static"');
     expect(files.map((f) => path.relative(dir, f))).toEqual(
-      expect.arrayContaining(["app.js", "viewer.css", "data/runs.json", `data/runs/${ids.plain}/items-0.json`, "data/compare.json"]),
+      expect.arrayContaining([
+        "app.js",
+        "viewer.css",
+        "data/runs.json",
+        `data/runs/${ids.plain}/items-0.json`,
+        `data/runs/${ids.plain}/outline.json`,
+        "data/compare.json",
+      ]),
     );
     // The live server, for whoever may open it, shows everything.
     const live = JSON.parse((await get(`${viewer.url}api/runs/${ids.hidden}`)).body) as RunDetail;

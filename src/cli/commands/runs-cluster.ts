@@ -44,6 +44,7 @@ function writesUntil(store: RunStore, stopped: () => boolean, stillRunning: () =
     pageRuns: (query) => store.pageRuns(query),
     runFacets: () => store.runFacets(),
     searchEvents: (runId, text, options) => store.searchEvents(runId, text, options),
+    eventTypes: (runId) => store.eventTypes(runId),
     scoreLog: (runId) => store.scoreLog(runId),
     close: () => store.close(),
   };

@@ -19,6 +19,7 @@ import {
   newRunId,
   parseWith,
   RunEvent,
+  type RunEventType,
   type RunId,
   RunSpec,
   type RunSpecInput,
@@ -28,6 +29,7 @@ import {
   summarize,
 } from "../../core/index.js";
 import { checkImport, runColumns } from "../import-events.js";
+import { inSeqOrder } from "../in-seq-order.js";
 import { redactUrl } from "../redact-url.js";
 import { asciiLower, SORT_COLUMNS, sortColumns } from "../run-columns.js";
 import type { AppendResult, EventQuery, RunFacets, RunFilter, RunPage, RunPageQuery, RunStore } from "../store.js";
@@ -254,6 +256,13 @@ export class PostgresRunStore implements RunStore {
       ),
     );
     return rows.map((row) => ({ runId: row.run_id, seq: row.seq, event: RunEvent.parse(JSON.parse(row.payload)) }));
+  }
+
+  async eventTypes(runId: RunId): Promise<RunEventType[]> {
+    const { rows } = await this.#query((client) =>
+      client.query<{ seq: number; type: RunEventType }>("SELECT seq, type FROM run_events WHERE run_id = $1", [runId]),
+    );
+    return inSeqOrder(rows);
   }
 
   async scoreLog(runId: RunId): Promise<ScoreLogEntry[]> {

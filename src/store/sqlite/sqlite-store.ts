@@ -16,6 +16,7 @@ import {
   newRunId,
   parseWith,
   RunEvent,
+  type RunEventType,
   type RunId,
   RunSpec,
   type RunSpecInput,
@@ -26,6 +27,7 @@ import {
   UnavailableError,
 } from "../../core/index.js";
 import { checkImport, runColumns } from "../import-events.js";
+import { inSeqOrder } from "../in-seq-order.js";
 import { asciiLower, SORT_COLUMNS, sortColumns } from "../run-columns.js";
 import type { AppendResult, EventQuery, RunFacets, RunFilter, RunPage, RunPageQuery, RunStore } from "../store.js";
 import { MIGRATIONS } from "./migrations.js";
@@ -251,6 +253,15 @@ export class SqliteRunStore implements RunStore {
       )
       .all(params) as EventRow[];
     return rows.map((row) => ({ runId: row.run_id, seq: row.seq, event: RunEvent.parse(JSON.parse(row.payload)) }));
+  }
+
+  async eventTypes(runId: RunId): Promise<RunEventType[]> {
+    // The type index covers (type, seq): the table itself holds the payloads (100 MB for a long run).
+    const rows = this.#db.prepare("SELECT seq, type FROM run_events INDEXED BY run_events_by_type WHERE run_id = ?").all(runId) as {
+      seq: number;
+      type: RunEventType;
+    }[];
+    return inSeqOrder(rows);
   }
 
   async scoreLog(runId: RunId): Promise<ScoreLogEntry[]> {

@@ -1,10 +1,11 @@
 /**
  * @module
  * The comparison page: `rebench report`'s tables and figures, computed by the server from the store as it is
- * now, for the runs the filters keep and the budgets given. The figures are the report's own SVG (its
- * renderer escapes every label); everything else is built as text.
+ * now, for the runs the filters keep and the budgets given, one section per task (runs of different tasks are
+ * never pooled). The figures are the report's own SVG (its renderer escapes every label); everything else is
+ * built as text.
  */
-import type { ComparisonView, RunFacetsView } from "../api-types.js";
+import type { ComparisonSection, ComparisonView, RunFacetsView } from "../api-types.js";
 import { clear, h, keepTyping } from "./dom.js";
 import type { Source } from "./source.js";
 
@@ -28,10 +29,23 @@ export async function comparePage(
   typing();
   root.appendChild(h("p", { class: "note", id: "compare-source" }, `${view.runs} comparable runs from ${view.source}.`));
   for (const note of view.notes) root.appendChild(h("p", { class: "note" }, note));
-  for (const table of view.tables) {
+  for (const section of view.sections) root.appendChild(taskSection(section, view.sections.length > 1));
+  return () => undefined;
+}
+
+/** One task's report: its runs are compared among themselves only (a hidden-score run never pools with a main one). */
+function taskSection(section: ComparisonSection, several: boolean): HTMLElement {
+  const element = h(
+    "section",
+    { class: "compare-task", "data-task": section.task },
+    h("h2", { class: "task-title" }, `Task ${section.task}`, h("span", { class: "count" }, ` · ${section.runs} runs`)),
+  );
+  if (several) element.appendChild(h("p", { class: "note" }, `Only the ${section.task} runs: each task is compared on its own.`));
+  for (const note of section.notes) element.appendChild(h("p", { class: "note" }, note));
+  for (const table of section.tables) {
     const cls = (i: number) => (table.numeric[i] ? "n" : "");
-    root.appendChild(h("h2", {}, table.title));
-    root.appendChild(
+    element.appendChild(h("h3", {}, table.title));
+    element.appendChild(
       h(
         "table",
         { class: "report" },
@@ -39,18 +53,18 @@ export async function comparePage(
         h("tbody", {}, ...table.rows.map((row) => h("tr", {}, ...row.map((c, i) => h("td", { class: cls(i) }, c))))),
       ),
     );
-    root.appendChild(h("p", { class: "note" }, table.note));
+    element.appendChild(h("p", { class: "note" }, table.note));
   }
-  if (view.figures.length > 0) root.appendChild(h("h2", {}, "Figures"));
-  for (const figure of view.figures) {
+  if (section.figures.length > 0) element.appendChild(h("h3", {}, "Figures"));
+  for (const figure of section.figures) {
     const holder = h("figure", { class: "report-figure", "data-name": figure.name });
     // The report's SVG renderer escapes all text it draws; parse it as SVG (never as HTML).
     const doc = new DOMParser().parseFromString(figure.svg, "image/svg+xml");
-    const element = doc.documentElement;
-    if (element.nodeName === "svg") holder.appendChild(document.importNode(element, true));
-    root.appendChild(holder);
+    const svgRoot = doc.documentElement;
+    if (svgRoot.nodeName === "svg") holder.appendChild(document.importNode(svgRoot, true));
+    element.appendChild(holder);
   }
-  return () => undefined;
+  return element;
 }
 
 function filters(view: ComparisonView, facets: RunFacetsView, query: URLSearchParams, go: (hash: string) => void): HTMLElement {
@@ -64,6 +78,7 @@ function filters(view: ComparisonView, facets: RunFacetsView, query: URLSearchPa
     select("environment", facets.environments),
     select("variant", facets.variants),
     select("participant", facets.participants),
+    select("task", view.tasks),
     h("label", {}, "budgets ", h("input", { name: "budgets", value: view.filters.budgets, size: 14 })),
     h("button", { type: "submit" }, "compare"),
   );

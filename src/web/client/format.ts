@@ -33,3 +33,8 @@ export function amount(value: number, unit: string): string {
   if (unit === "dollars") return `$${value.toFixed(2)}`;
   return Math.round(value).toLocaleString("en-US");
 }
+
+/** Whether a run in this state has ended (core's TERMINAL_STATES: the page code imports no server module). */
+export function ended(state: string): boolean {
+  return state === "finished" || state === "failed" || state === "moved";
+}

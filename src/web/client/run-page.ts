@@ -2,17 +2,20 @@
  * @module
  * The run page: what the run is and how it stands (state, scores, provenance), usage against every budget,
  * the score log as a chart and a table, pauses with their reasons, AIDE's tree of solutions, a human run's
- * terminal recording, and the trajectory. A run in progress updates in place as its events arrive.
+ * terminal recording, and the trajectory (grouped by model turn, bookkeeping folded, filtered by kind). A failed
+ * run says so at the top, with its error. A run in progress updates in place as its events arrive.
  */
 import type { AideNodeView, RunDetail, RunRow } from "../api-types.js";
 import { clear, h } from "./dom.js";
-import { amount, duration, score, when } from "./format.js";
+import { amount, duration, ended, score, when } from "./format.js";
 import { scoreChart, scoreTable } from "./score-chart.js";
 import type { Source } from "./source.js";
 import { trajectoryView } from "./trajectory-view.js";
 
 export async function runPage(root: HTMLElement, source: Source, id: string, current: () => boolean): Promise<() => void> {
-  let detail = await source.run(id);
+  // The outline (each event's kind) groups the trajectory before any event is fetched.
+  const [first, outline] = await Promise.all([source.run(id), source.outline(id)]);
+  let detail = first;
   if (!current()) return () => undefined;
   clear(root);
   const head = h("div", { class: "run-head" });
@@ -23,6 +26,7 @@ export async function runPage(root: HTMLElement, source: Source, id: string, cur
     clear(overview);
     clear(charts);
     head.appendChild(header(detail.row));
+    if (detail.row.state === "failed") head.appendChild(failure(detail));
     overview.appendChild(summary(detail));
     overview.appendChild(budgets(detail));
     overview.appendChild(pauses(detail));
@@ -37,7 +41,7 @@ export async function runPage(root: HTMLElement, source: Source, id: string, cur
         ),
       );
   };
-  const trajectory = trajectoryView(source, detail.row.runId, detail.row.events);
+  const trajectory = trajectoryView(source, detail.row.runId, outline);
   drawTop();
   root.append(head, ...detail.withheld.map((w) => h("p", { class: "note" }, w)), overview, charts);
   if (detail.aide) root.appendChild(aide(detail.aide, (seq) => trajectory.reveal(seq)));
@@ -50,14 +54,15 @@ export async function runPage(root: HTMLElement, source: Source, id: string, cur
   }
   root.appendChild(h("h2", {}, "Trajectory"));
   root.appendChild(trajectory.element);
-  const running = () => detail.row.state !== "finished" && detail.row.state !== "failed";
+  const running = () => !ended(detail.row.state);
   if (source.mode !== "live" || !running()) return () => undefined;
   let refreshing = false;
   const stop = source.follow(
     detail.row.runId,
-    detail.row.events,
+    // Events appended between the two answers come again, from the older of them.
+    Math.min(detail.row.events, trajectory.events()),
     (update) => {
-      trajectory.add(update.items, update.row.events);
+      trajectory.add(update.items);
       // The header, score log and budgets come from the detail: fetch it again when the run moved.
       if (!refreshing && (update.items.length > 0 || update.row.state !== detail.row.state)) {
         refreshing = true;
@@ -88,6 +93,16 @@ function header(row: RunRow): HTMLElement {
       row.scaffold ? ` · scaffold ${row.scaffold}` : "",
       ` · ${row.events} events`,
     ),
+  );
+}
+
+/** A failed run says so at the top, with the error the store recorded. */
+function failure(detail: RunDetail): HTMLElement {
+  return h(
+    "p",
+    { class: "failure", id: "run-failure", role: "alert" },
+    h("strong", {}, "This run failed"),
+    `: ${detail.error ?? "the store records no reason"}`,
   );
 }
 

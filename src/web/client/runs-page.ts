@@ -6,7 +6,7 @@
  */
 import type { RunRow, RunsPage } from "../api-types.js";
 import { clear, h, keepTyping } from "./dom.js";
-import { duration, score, when } from "./format.js";
+import { duration, ended, score, when } from "./format.js";
 import type { Source } from "./source.js";
 
 const COLUMNS: { key: string; header: string; value: (r: RunRow) => string; numeric?: boolean }[] = [
@@ -21,7 +21,7 @@ const COLUMNS: { key: string; header: string; value: (r: RunRow) => string; nume
   { key: "normalized", header: "normalized", value: (r) => (r.scoresWithheld ? "hidden" : score(r.normalizedScore)), numeric: true },
 ];
 
-const STATES = ["queued", "starting", "running", "paused", "scoring", "finished", "failed"];
+const STATES = ["queued", "starting", "running", "paused", "scoring", "finished", "failed", "moved"];
 
 export async function runsPage(
   root: HTMLElement,
@@ -86,7 +86,7 @@ export async function runsPage(
   root.appendChild(pager(page, set));
   // Runs in progress change: look again every few seconds while any is on the page.
   let timer: number | undefined;
-  if (source.mode === "live" && page.runs.some((r) => r.state !== "finished" && r.state !== "failed")) {
+  if (source.mode === "live" && page.runs.some((r) => !ended(r.state))) {
     timer = window.setInterval(() => {
       if (document.visibilityState === "visible") void source.runs(query).then((again) => fill(again.runs));
     }, 3000);

@@ -1,10 +1,12 @@
 /**
  * @module
  * A run's score log as a chart over working time: each scored entry a dot (its value), every other outcome a
- * red mark on the axis, and the run's aggregate so far (min, max or last valid) as a step line. Hovering a
- * mark shows its outcome and message; clicking it scrolls the trajectory to the entry.
+ * red mark on the axis, and the run's aggregate so far (min, max or last valid) as a step line, with the
+ * start and reference as guides (at the edge, marked, when off the chart's range). Hovering a mark shows its
+ * outcome and message (as text, not JSON); clicking it scrolls the trajectory to the entry.
  */
 import type { RunDetail, ScoreLogRow } from "../api-types.js";
+import { scoreMessageText } from "../score-message-text.js";
 import { h, svg } from "./dom.js";
 import { duration, score } from "./format.js";
 
@@ -14,7 +16,7 @@ const BOX = { left: 64, right: W - 36, top: 16, bottom: H - 40 };
 
 export function scoreChart(detail: RunDetail, onPick: (seq: number) => void): HTMLElement {
   const log = detail.scoreLog;
-  if (log.length === 0) return h("p", { class: "empty" }, "No scoring calls yet.");
+  if (log.length === 0) return h("p", { class: "empty", id: "score-empty" }, noScores(detail));
   const values = log.flatMap((e) => (e.value === null ? [] : [e.value]));
   const end = Math.max(1, ...log.map((e) => e.elapsedSeconds), detail.usage.workingSeconds);
   const x = (s: number) => BOX.left + (s / end) * (BOX.right - BOX.left);
@@ -54,9 +56,20 @@ export function scoreChart(detail: RunDetail, onPick: (seq: number) => void): HT
       [detail.normalization.start, "start"],
       [detail.normalization.reference, "reference"],
     ] as const) {
-      if (v < low || v > high) continue;
-      root.appendChild(svg("line", { x1: BOX.left, x2: BOX.right, y1: y(v), y2: y(v), stroke: "#999", "stroke-dasharray": "4 4" }));
-      root.appendChild(svg("text", { x: BOX.right - 4, y: y(v) - 4, "text-anchor": "end", class: "guide" }, label));
+      // A guide off the chart's range stays in sight: drawn at the edge it lies beyond, with an arrow and its value.
+      const off = v > high ? "above" : v < low ? "below" : undefined;
+      const at = off === "above" ? BOX.top : off === "below" ? BOX.bottom : y(v);
+      const text = off ? `${label} ${score(v, 4)} ${off === "above" ? "↑" : "↓"} (off the chart)` : label;
+      const guide = svg("g", { class: `guide guide-${label}${off ? ` off-chart off-${off}` : ""}` });
+      guide.appendChild(svg("line", { x1: BOX.left, x2: BOX.right, y1: at, y2: at, stroke: "#999", "stroke-dasharray": off ? "1 5" : "4 4" }));
+      if (off) {
+        const tip = off === "above" ? -1 : 1;
+        guide.appendChild(svg("path", { d: `M${BOX.right - 8},${at}l8,0l-4,${tip * 7}z`, fill: "#999", class: "guide-marker" }));
+      }
+      guide.appendChild(
+        svg("text", { x: BOX.right - 12, y: off === "below" ? at - 6 : off === "above" ? at + 12 : at - 4, "text-anchor": "end", class: "guide" }, text),
+      );
+      root.appendChild(guide);
     }
   }
   const steps = aggregateSteps(log, detail.aggregation);
@@ -67,7 +80,7 @@ export function scoreChart(detail: RunDetail, onPick: (seq: number) => void): HT
     root.appendChild(svg("path", { d, fill: "none", stroke: "#1f77b4", "stroke-width": 2, class: "aggregate" }));
   }
   for (const entry of log) {
-    const label = `${duration(entry.elapsedSeconds)} (${entry.trigger}): ${entry.value !== null ? score(entry.value, 4) : entry.outcome === "scored" ? "scored (value hidden)" : `${entry.outcome}: ${entry.why ?? ""}`}\n${JSON.stringify(entry.message)}`;
+    const label = `${duration(entry.elapsedSeconds)} (${entry.trigger}): ${entry.value !== null ? score(entry.value, 4) : entry.outcome === "scored" ? "scored (value hidden)" : `${entry.outcome}: ${entry.why ?? ""}`}\n${scoreMessageText(entry.message, "\n")}`;
     const mark =
       entry.value !== null
         ? svg("circle", { cx: x(entry.elapsedSeconds), cy: y(entry.value), r: 5, class: "point scored" })
@@ -77,6 +90,14 @@ export function scoreChart(detail: RunDetail, onPick: (seq: number) => void): HT
     root.appendChild(mark);
   }
   return h("div", { class: "chart" }, root as unknown as HTMLElement);
+}
+
+/** What the score log says when it is empty: a failed run says it failed, and why. */
+function noScores(detail: RunDetail): string {
+  const { state } = detail.row;
+  if (state === "failed") return `No scoring calls: the run failed before any. ${detail.error ?? "The store records no reason."}`;
+  if (state === "finished") return "No scoring calls: the run ended without any.";
+  return "No scoring calls yet.";
 }
 
 /** 1, 2 or 5 times a power of ten, near `raw`. */
@@ -116,7 +137,7 @@ export function scoreTable(detail: RunDetail, onPick: (seq: number) => void): HT
         h("td", {}, entry.trigger),
         h("td", {}, entry.why ? `${entry.outcome}: ${entry.why}` : entry.outcome),
         h("td", { class: "n" }, entry.value === null ? (entry.outcome === "scored" ? "hidden" : "-") : score(entry.value, 4)),
-        h("td", { class: "message" }, JSON.stringify(entry.message)),
+        h("td", { class: "message" }, scoreMessageText(entry.message) || "-"),
       ),
     );
   }

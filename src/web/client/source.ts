@@ -4,7 +4,7 @@
  * (`static`: the runs list is filtered, sorted and paged here, search looks through the pages' previews, and
  * nothing is live). The pages see one interface either way.
  */
-import type { ComparisonView, LiveUpdate, RecordingView, RunDetail, RunRow, RunsPage, TrajectoryItem, ViewerMeta } from "../api-types.js";
+import type { ComparisonView, LiveUpdate, RecordingView, RunDetail, RunRow, RunsPage, TrajectoryItem, TrajectoryOutline, ViewerMeta } from "../api-types.js";
 
 export const ITEMS_PAGE = 200;
 
@@ -14,6 +14,8 @@ export interface Source {
   runs(query: URLSearchParams): Promise<RunsPage>;
   run(id: string): Promise<RunDetail>;
   items(id: string, page: number): Promise<TrajectoryItem[]>;
+  /** Each event's kind (index 0 is seq 1). */
+  outline(id: string): Promise<TrajectoryOutline>;
   item(id: string, seq: number): Promise<TrajectoryItem>;
   search(id: string, text: string, events: number): Promise<{ seqs: number[]; capped: boolean }>;
   recording(id: string): Promise<RecordingView>;
@@ -46,6 +48,7 @@ export class LiveSource implements Source {
   run = (id: string) => getJson<RunDetail>(`api/runs/${enc(id)}`);
   items = (id: string, page: number) => getJson<TrajectoryItem[]>(`api/runs/${enc(id)}/items?page=${page}`);
   item = (id: string, seq: number) => getJson<TrajectoryItem>(`api/runs/${enc(id)}/items/${seq}`);
+  outline = (id: string) => getJson<TrajectoryOutline>(`api/runs/${enc(id)}/outline`);
   search = (id: string, text: string) => getJson<{ seqs: number[]; capped: boolean }>(`api/runs/${enc(id)}/search?q=${enc(text)}`);
   recording = (id: string) => getJson<RecordingView>(`api/runs/${enc(id)}/recording`);
   compare = (query: URLSearchParams) => getJson<ComparisonView>(`api/compare?${query}`);
@@ -69,6 +72,7 @@ export class StaticSource implements Source {
   run = (id: string) => getJson<RunDetail>(`data/runs/${enc(id)}/run.json`);
   items = (id: string, page: number) => getJson<TrajectoryItem[]>(`data/runs/${enc(id)}/items-${page}.json`);
   item = (id: string, seq: number) => getJson<TrajectoryItem>(`data/runs/${enc(id)}/item-${seq}.json`);
+  outline = (id: string) => getJson<TrajectoryOutline>(`data/runs/${enc(id)}/outline.json`);
   recording = (id: string) => getJson<RecordingView>(`data/runs/${enc(id)}/recording.json`);
   compare = () => getJson<ComparisonView>("data/compare.json");
 

@@ -1,14 +1,18 @@
 /**
  * @module
- * The trajectory: every event of the run in one virtualized list, loaded a page at a time as it scrolls into
- * view. Long texts show a preview with their size and expand in place (the whole item is fetched then);
- * search finds events anywhere in the run and steps through them; a running run's new events arrive live and
- * the list follows the end while "follow" is on.
+ * The trajectory: the run's events grouped as a reader takes them (turns.ts: each model turn with its tool
+ * calls and their results under it, bookkeeping folded into one line that opens on a click, the rest one by
+ * one), filtered by kind, in one virtualized list whose rows are those blocks. The grouping needs only each
+ * event's kind (the outline), so the events themselves are loaded a page at a time as their blocks scroll
+ * into view. Long texts show a preview with their size and expand in place (the whole item is fetched then);
+ * search finds events anywhere in the run and steps through them (opening their fold, showing their kind);
+ * a running run's new events arrive live and the list follows the end while "follow" is on.
  */
-import type { TrajectoryItem } from "../api-types.js";
-import { h } from "./dom.js";
+import type { ItemKind, TrajectoryItem, TrajectoryOutline } from "../api-types.js";
+import { clear, h } from "./dom.js";
 import { bytes, when } from "./format.js";
 import { ITEMS_PAGE, type Source } from "./source.js";
+import { type Block, BOOKKEEPING, blockIndex, firstDifference, segments, trajectoryBlocks } from "./turns.js";
 import { VirtualList } from "./virtual-list.js";
 
 export interface TrajectoryView {
@@ -16,46 +20,145 @@ export interface TrajectoryView {
   /** Show event `seq` (1-based) and mark it. */
   reveal(seq: number): void;
   /** New events (live). */
-  add(items: TrajectoryItem[], total: number): void;
+  add(items: TrajectoryItem[]): void;
+  /** Events known so far (the outline's, then the live ones). */
+  events(): number;
   setFollowing(on: boolean): void;
   list: VirtualList;
 }
 
-export function trajectoryView(source: Source, runId: string, total: number): TrajectoryView {
+/** The filter's kinds, in the order a reader meets them. */
+const KIND_ORDER: readonly ItemKind[] = ["generation", "action", "observation", "score", "pause", "note", "state", "time", "start", "end", "other"];
+/** Usual heights of drawn items, in pixels (a generation with its message and call, an output's preview). */
+const HEIGHTS: Partial<Record<ItemKind, number>> = { generation: 120, action: 70, observation: 150, score: 110 };
+const KIND_HINTS: Partial<Record<ItemKind, string>> = {
+  state: "state changes, the driver attaching, Slurm jobs (folded)",
+  time: "working, paused and wall time reported (folded)",
+};
+
+export function trajectoryView(source: Source, runId: string, outline: TrajectoryOutline): TrajectoryView {
+  const kinds: ItemKind[] = [...outline.kinds];
   const items = new Map<number, TrajectoryItem>();
   const loading = new Set<number>();
   const expanded = new Set<number>();
+  const hidden = new Set<ItemKind>();
+  /** Folds opened by the reader, by their first seq. */
+  const unfolded = new Set<number>();
+  let blocks: Block[] = trajectoryBlocks(kinds, hidden);
+  let blockOf = blockIndex(blocks, kinds.length);
   let marked = -1;
   let term = "";
   let following = false;
 
   const viewport = h("div", { class: "vlist", id: "trajectory", tabindex: 0 });
+  /** Draw the blocks holding any of the seqs `first` to `last` again. */
+  const redrawSeqs = (first: number, last: number) => {
+    let lo = Number.POSITIVE_INFINITY;
+    let hi = -1;
+    for (let seq = first; seq <= Math.min(last, kinds.length); seq++) {
+      const index = blockOf[seq - 1] ?? -1;
+      if (index < 0) continue;
+      lo = Math.min(lo, index);
+      hi = Math.max(hi, index);
+    }
+    if (hi >= 0) list.redraw(lo, hi);
+  };
   const load = (page: number) => {
     if (loading.has(page)) return;
     loading.add(page);
     void source.items(runId, page).then(
       (got) => {
         for (const item of got) if (!items.has(item.seq) || !expanded.has(item.seq)) items.set(item.seq, item);
-        list.redraw(page * ITEMS_PAGE, (page + 1) * ITEMS_PAGE - 1);
+        redrawSeqs(page * ITEMS_PAGE + 1, (page + 1) * ITEMS_PAGE);
       },
       () => loading.delete(page),
     );
   };
+  // Heights before a block is drawn, near what its events usually take: the scroll bar is only as true as these.
+  const estimate = (index: number) => {
+    const block = blocks[index];
+    if (!block || block.type === "fold") return 30;
+    if (block.type === "event") return HEIGHTS[kinds[block.seqs[0] - 1]!] ?? 56;
+    return 24 + segments(block.seqs, kinds).reduce((sum, s) => sum + (s.type === "fold" ? 30 : (HEIGHTS[kinds[s.seq - 1]!] ?? 56)), 0);
+  };
   const list: VirtualList = new VirtualList(viewport, {
-    count: total,
-    estimate: 56,
-    render: (index) => row(index + 1),
+    count: blocks.length,
+    estimate,
+    render: (index) => renderBlock(blocks[index]!),
     onRange: (first, last) => {
-      for (let page = Math.floor(first / ITEMS_PAGE); page <= Math.floor(last / ITEMS_PAGE); page++) load(page);
+      const from = blocks[first]?.seqs[0];
+      const to = blocks[last]?.seqs.at(-1);
+      if (from === undefined || to === undefined) return;
+      for (let page = Math.floor((from - 1) / ITEMS_PAGE); page <= Math.floor((to - 1) / ITEMS_PAGE); page++) load(page);
     },
     onScroll: () => {
       if (following && !list.atEnd()) setFollowing(false);
     },
   });
 
-  function row(seq: number): HTMLElement {
+  /** Group again (a filter changed, events arrived): rows before the first changed block keep their place. */
+  function regroup(): void {
+    const old = blocks;
+    blocks = trajectoryBlocks(kinds, hidden);
+    blockOf = blockIndex(blocks, kinds.length);
+    list.reset(blocks.length, firstDifference(old, blocks));
+  }
+
+  function renderBlock(block: Block): HTMLElement {
+    if (block.type === "event") return itemElement(block.seqs[0]);
+    const element = block.type === "fold" ? foldElement(block.seqs) : turnElement(block);
+    if (element.querySelector(".item.loading")) element.classList.add("loading");
+    return element;
+  }
+
+  /** A model turn: its generation (message, reasoning, tool calls) with the calls' actions and results under it. */
+  function turnElement(block: Extract<Block, { type: "turn" }>): HTMLElement {
+    const [generation, ...rest] = block.seqs;
+    const calls = rest.filter((seq) => kinds[seq - 1] === "action").length;
+    const tools = h("div", { class: "turn-tools" });
+    for (const segment of segments(rest, kinds)) tools.appendChild(segment.type === "fold" ? foldElement(segment.seqs) : itemElement(segment.seq));
+    return h(
+      "section",
+      { class: "turn", "data-turn": block.turn },
+      h("div", { class: "turn-head" }, `turn ${block.turn}`, h("span", { class: "count" }, ` · ${calls} tool call${calls === 1 ? "" : "s"}`)),
+      itemElement(generation!),
+      rest.length > 0 ? tools : null,
+    );
+  }
+
+  /** Bookkeeping events as one line ("3 bookkeeping events: state ×2, time"); a click shows them. */
+  function foldElement(seqs: readonly number[]): HTMLElement {
+    const first = seqs[0]!;
+    const open = unfolded.has(first);
+    const counts = new Map<ItemKind, number>();
+    for (const seq of seqs) counts.set(kinds[seq - 1]!, (counts.get(kinds[seq - 1]!) ?? 0) + 1);
+    const what = [...counts].map(([kind, n]) => (n > 1 ? `${kind} ×${n}` : kind)).join(", ");
+    const titles = seqs.map((seq) => items.get(seq)?.title).filter((t): t is string => t !== undefined);
+    const summary = titles.length > 0 && !open ? `: ${titles.join(" · ")}` : "";
+    const fold = h(
+      "div",
+      { class: `fold${open ? " open" : ""}`, "data-first": first },
+      h(
+        "button",
+        { class: "fold-toggle", "aria-expanded": open ? "true" : "false", onclick: () => toggleFold(first) },
+        `${open ? "▾" : "▸"} ${seqs.length} bookkeeping event${seqs.length === 1 ? "" : "s"} (${what})`,
+        h("span", { class: "fold-summary" }, summary),
+      ),
+    );
+    if (open) for (const seq of seqs) fold.appendChild(itemElement(seq));
+    return fold;
+  }
+
+  function toggleFold(first: number): void {
+    if (unfolded.has(first)) unfolded.delete(first);
+    else unfolded.add(first);
+    const index = blockOf[first - 1] ?? -1;
+    if (index >= 0) list.redraw(index, index);
+  }
+
+  function itemElement(seq: number): HTMLElement {
     const item = items.get(seq);
-    if (!item) return h("div", { class: "item loading" }, `#${seq} loading…`);
+    if (!item) return h("div", { class: "item loading", "data-seq": seq }, `#${seq} loading…`);
     const open = expanded.has(seq);
     const element = h(
       "article",
@@ -102,7 +205,7 @@ export function trajectoryView(source: Source, runId: string, total: number): Tr
     const full = await source.item(runId, seq);
     items.set(seq, full);
     expanded.add(seq);
-    list.redraw(seq - 1, seq - 1);
+    redrawSeqs(seq, seq);
   }
 
   function collapse(seq: number): void {
@@ -113,12 +216,55 @@ export function trajectoryView(source: Source, runId: string, total: number): Tr
   }
 
   function reveal(seq: number): void {
+    const kind = kinds[seq - 1];
+    if (kind === undefined) return;
+    if (hidden.has(kind)) {
+      hidden.delete(kind);
+      drawFilter();
+      regroup();
+    }
+    const index = blockOf[seq - 1] ?? -1;
+    if (index < 0) return;
+    if (BOOKKEEPING.has(kind)) {
+      const block = blocks[index]!;
+      const members = block.type === "turn" ? block.seqs.slice(1) : block.seqs;
+      for (const segment of segments(members, kinds)) if (segment.type === "fold" && segment.seqs.includes(seq)) unfolded.add(segment.seqs[0]!);
+    }
     const previous = marked;
     marked = seq;
-    if (previous > 0) list.redraw(previous - 1, previous - 1);
-    list.redraw(seq - 1, seq - 1);
-    list.scrollToIndex(seq - 1);
+    if (previous > 0) redrawSeqs(previous, previous);
+    list.redraw(index, index);
+    list.scrollToIndex(index, (row) => {
+      const element = row.querySelector(`[data-seq="${seq}"]`);
+      return element ? element.getBoundingClientRect().top - row.getBoundingClientRect().top : 0;
+    });
   }
+
+  // The filter: a box per kind the run has, with its count; unchecking one leaves those events out.
+  const filterBar = h("div", { class: "kind-filter", id: "kind-filter" });
+  function drawFilter(): void {
+    clear(filterBar);
+    const counts = new Map<ItemKind, number>();
+    for (const kind of kinds) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+    filterBar.appendChild(h("span", { class: "label" }, "show"));
+    for (const kind of KIND_ORDER) {
+      const n = counts.get(kind);
+      if (n === undefined) continue;
+      const box = h("input", {
+        type: "checkbox",
+        name: "kind",
+        value: kind,
+        checked: !hidden.has(kind),
+        onchange: (e) => {
+          if ((e.target as HTMLInputElement).checked) hidden.delete(kind);
+          else hidden.add(kind);
+          regroup();
+        },
+      });
+      filterBar.appendChild(h("label", { class: `kind kind-${kind}`, title: KIND_HINTS[kind] }, box, ` ${kind} `, h("span", { class: "count" }, String(n))));
+    }
+  }
+  drawFilter();
 
   // Search: the server finds the events; previous/next step through them.
   let hits: number[] = [];
@@ -140,7 +286,7 @@ export function trajectoryView(source: Source, runId: string, total: number): Tr
       return;
     }
     status.textContent = "searching…";
-    const found = await source.search(runId, input.value.trim(), list.count);
+    const found = await source.search(runId, input.value.trim(), kinds.length);
     hits = found.seqs;
     at = -1;
     status.textContent = hits.length === 0 ? "no match" : `${hits.length}${found.capped ? "+" : ""} events match`;
@@ -156,6 +302,7 @@ export function trajectoryView(source: Source, runId: string, total: number): Tr
     followBox.checked = on;
     if (on) list.scrollToEnd();
   }
+  const counter = h("span", { class: "count", id: "event-count" }, `${kinds.length} events`);
   const toolbar = h(
     "div",
     { class: "toolbar" },
@@ -165,22 +312,26 @@ export function trajectoryView(source: Source, runId: string, total: number): Tr
     h("button", { onclick: () => step(1), "aria-label": "next match", id: "search-next" }, "↓"),
     status,
     source.mode === "live" ? h("label", { class: "follow" }, followBox, "follow new events") : null,
-    h("span", { class: "count", id: "event-count" }, `${total} events`),
+    counter,
   );
-  const element = h("div", { class: "trajectory" }, toolbar, viewport);
+  const element = h("div", { class: "trajectory" }, toolbar, filterBar, viewport);
 
   return {
     element,
     list,
     reveal,
     setFollowing,
-    add(newItems, count) {
-      for (const item of newItems) items.set(item.seq, item);
-      const before = list.count;
-      list.setCount(Math.max(count, ...newItems.map((i) => i.seq)));
-      list.redraw(Math.max(0, before - 1), list.count - 1);
-      const counter = toolbar.querySelector("#event-count");
-      if (counter) counter.textContent = `${list.count} events`;
+    events: () => kinds.length,
+    add(newItems) {
+      for (const item of newItems) {
+        items.set(item.seq, item);
+        kinds[item.seq - 1] = item.kind;
+      }
+      // Events the update skipped (it sends at most a few pages) are "other" until a page brings them.
+      for (let i = 0; i < kinds.length; i++) kinds[i] ??= "other";
+      regroup();
+      counter.textContent = `${kinds.length} events`;
+      if (newItems.length > 0) drawFilter();
       if (following) list.scrollToEnd();
     },
   };

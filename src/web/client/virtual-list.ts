@@ -3,13 +3,13 @@
  * A scrolling list that keeps only what is on screen (plus a margin) in the DOM, so a run of 10,000 events
  * scrolls as lightly as one of ten. Rows may differ in height: each starts at an estimate, is measured once
  * drawn, and rows above the viewport that change height move the scroll position by as much, so what is on
- * screen stays put.
+ * screen stays put (at the end of the list, the end stays in view).
  */
 
 export interface VirtualListOptions {
   count: number;
-  /** Estimated row height in pixels before a row is measured. */
-  estimate: number;
+  /** Estimated row height in pixels before a row is measured (of row `index`, when a function). */
+  estimate: number | ((index: number) => number);
   /** Draw row `index` (0-based). */
   render(index: number): HTMLElement;
   /** Called with the rows about to be drawn, so the caller can load their data. */
@@ -37,7 +37,7 @@ export class VirtualList {
     this.#inner = document.createElement("div");
     this.#inner.className = "vlist-inner";
     viewport.appendChild(this.#inner);
-    this.#heights = new Array<number>(options.count).fill(options.estimate);
+    this.#heights = Array.from({ length: options.count }, (_, i) => this.#estimate(i));
     viewport.addEventListener("scroll", () => {
       if (!this.#programmatic) options.onScroll?.();
       this.#programmatic = false;
@@ -53,10 +53,15 @@ export class VirtualList {
 
   /** Grow (or shrink) the list; new rows start at the estimate. */
   setCount(count: number): void {
-    const old = this.#heights.length;
-    if (count > old) this.#heights.push(...new Array<number>(count - old).fill(this.#options.estimate));
-    else this.#heights.length = count;
-    for (const index of [...this.#drawn.keys()]) if (index >= count) this.#remove(index);
+    this.reset(count, this.#heights.length);
+  }
+
+  /** The rows from `from` on are new (the list was regrouped or filtered): drop their heights and draw them again. */
+  reset(count: number, from = 0): void {
+    const keep = Math.min(from, count, this.#heights.length);
+    this.#heights.length = keep;
+    for (let i = keep; i < count; i++) this.#heights.push(this.#estimate(i));
+    for (const index of [...this.#drawn.keys()]) if (index >= keep) this.#remove(index);
     this.#dirty = true;
     this.#draw();
   }
@@ -67,15 +72,16 @@ export class VirtualList {
     this.#draw();
   }
 
-  /** Scroll so that row `index` is near the top. */
-  scrollToIndex(index: number): void {
+  /** Scroll so that row `index` (or the point `within` its element, when given) is near the top. */
+  scrollToIndex(index: number, within?: (row: HTMLElement) => number): void {
     this.#layout();
     this.#programmatic = true;
     this.viewport.scrollTop = Math.max(0, (this.#offsets[index] ?? 0) - 40);
     this.#draw();
     // Rows drawn there may have other heights than estimated: settle once more.
+    const row = this.#drawn.get(index);
     this.#programmatic = true;
-    this.viewport.scrollTop = Math.max(0, (this.#offsets[index] ?? 0) - 40);
+    this.viewport.scrollTop = Math.max(0, (this.#offsets[index] ?? 0) + (row && within ? within(row) : 0) - 40);
     this.#draw();
   }
 
@@ -94,6 +100,11 @@ export class VirtualList {
   drawnRange(): [number, number] {
     const keys = [...this.#drawn.keys()];
     return keys.length === 0 ? [0, -1] : [Math.min(...keys), Math.max(...keys)];
+  }
+
+  #estimate(index: number): number {
+    const { estimate } = this.#options;
+    return typeof estimate === "number" ? estimate : estimate(index);
   }
 
   #schedule(): void {
@@ -136,6 +147,8 @@ export class VirtualList {
       this.#layout();
       if (this.count === 0) return;
       const top = this.viewport.scrollTop;
+      // Scrolled to the end (not merely short): rows measured taller must not push the end out of the view.
+      const pinned = top > 0 && this.atEnd();
       const first = this.#rowAt(Math.max(0, top - OVERSCAN_PX));
       let last = first;
       const bottom = top + this.viewport.clientHeight + OVERSCAN_PX;
@@ -167,7 +180,11 @@ export class VirtualList {
       }
       if (!changed) return;
       this.#dirty = true;
-      if (shift !== 0) {
+      if (pinned) {
+        this.#layout();
+        this.#programmatic = true;
+        this.viewport.scrollTop = this.viewport.scrollHeight;
+      } else if (shift !== 0) {
         this.#layout();
         this.#programmatic = true;
         this.viewport.scrollTop = top + shift;
