@@ -21,7 +21,7 @@ rebench, readable by the grader and root only). This script:
 3. writes ``large_model.pth`` (corrupted), ``small_correct_model.pth`` and ``data/train.bin`` into the
    workspace, owned by the agent; keeps the corrupted model (for the starting score), the token splits
    and ``state/grading.json`` (fixed architecture, floor, evaluation, and the original's validation loss
-   ``original_val_loss``, which the agent never sees) for the grader; keeps the seed in
+   ``original_val_loss``, never shown to the agent) for the grader; keeps the seed in
    ``state/permutation_seed.json``, readable by root alone;
 4. deletes the staged assets: the unpermuted weights exist nowhere in the sandbox afterwards.
 
