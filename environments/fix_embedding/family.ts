@@ -1,6 +1,6 @@
 /**
  * @module
- * Fix Embedding (`fix_embedding`): Recover a language model whose embedding rows were permuted, with a small correct model and training data at hand. Raw score: ln(validation loss - floor); lower is better.
+ * Fix Embedding (`fix_embedding`): Recover a language model whose embedding rows were permuted, with a small correct model and training data at hand. Raw score: ln(validation loss - floor), less the same of the original model on the same windows (mini, gpu; paper: the paper's ln(validation loss - floor) alone); lower is better.
  * The three variants share one set-up (`grader/setup.py`: corrupt the large model with a seed from OS
  * entropy, hand out the files) and one grader (`grader/score.py`: strict load into the fixed architecture,
  * loss on hidden validation windows); they differ in the profile of `grader/profiles.json` they use
@@ -67,7 +67,7 @@ export function defineFixEmbedding(options: FixEmbeddingOptions = {}) {
     name: options.name ?? "fix_embedding",
     title: "Fix Embedding",
     summary:
-      "Recover a language model whose embedding rows were permuted, with a small correct model and training data at hand. Raw score: ln(validation loss - floor); lower is better.",
+      "Recover a language model whose embedding rows were permuted, with a small correct model and training data at hand. Raw score: ln(validation loss - floor) less ln(original model's validation loss - floor) on the same windows (paper: ln(validation loss - floor), as the paper); lower is better.",
     canary: "3ee46a69-d686-429f-ab44-10670a28e35b",
     scoring: { direction: "min", aggregation: "min", logsStartingScore: true },
     timeouts: { scoreSeconds: 300, startSeconds: 1800 },

@@ -45,15 +45,18 @@ def stats(values: list[float]) -> dict[str, Any]:
 
 
 def rescored(record: dict[str, Any], floor: float) -> dict[str, Any]:
-    """The run with each valid call's score recomputed as ln(loss_validation - floor); start and reference again."""
+    """The run with each valid call's score recomputed as the grader would with ``floor``: ln(loss_validation - floor),
+    less ln(original_val_loss - floor) where the call recorded the original's loss (a variant with a yardstick);
+    start and reference again."""
     out = copy.deepcopy(record)
     values = []
     for call in out.get("scores", []):
         if call["outcome"]["kind"] == "scored":
             val = call["details"]["losses"]["val"]
-            if val <= floor:
-                raise ValueError(f"validation loss {val} is at or under the floor {floor}")
-            call["outcome"]["value"] = math.log(val - floor)
+            original = call["details"].get("original_val_loss")
+            if min(val, original if original is not None else val) <= floor:
+                raise ValueError(f"validation loss {val} (original {original}) is at or under the floor {floor}")
+            call["outcome"]["value"] = math.log(val - floor) - (math.log(original - floor) if original is not None else 0.0)
             call["details"]["floor"] = floor
             values.append(call["outcome"]["value"])
     first = out["scores"][0]["outcome"] if out.get("scores") else None

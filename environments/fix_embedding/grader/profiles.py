@@ -24,6 +24,9 @@ class Profile:
     eval: dict[str, Any]
     max_model_mb: float
     text: dict[str, Any]
+    # The raw score is ln(val - floor) - ln(original val - floor), the original's loss measured at set-up
+    # (README.md, "Scoring"); False (paper): the paper's ln(val - floor).
+    yardstick: bool = False
 
 
 def load_profile(path: str | Path = PROFILES_FILE, name: str = "mini") -> Profile:

@@ -14,9 +14,14 @@ rebench, readable by the grader and root only). This script:
 2. draws a seed from ``os.urandom`` and permutes the rows of the large model's token embedding with
    ``torch.randperm`` under that seed (the embedding is tied to the output head, so both change), as
    upstream's ``save_models.py`` did with its fixed seed;
+   Before that, where the profile has ``"yardstick": true`` (``mini``, ``gpu``, ``tiny``), it measures the
+   original (uncorrupted) large model's validation loss on the grader's windows, with the grader's own
+   code (``grader/evaluation.py``: the environment secret's seeds, the profile's device and threads, the
+   weights in the profile's dtype, the fixed architecture); the grader's raw score is relative to it;
 3. writes ``large_model.pth`` (corrupted), ``small_correct_model.pth`` and ``data/train.bin`` into the
    workspace, owned by the agent; keeps the corrupted model (for the starting score), the token splits
-   and ``state/grading.json`` (fixed architecture, floor, evaluation) for the grader; keeps the seed in
+   and ``state/grading.json`` (fixed architecture, floor, evaluation, and the original's validation loss
+   ``original_val_loss``, never shown to the agent) for the grader; keeps the seed in
    ``state/permutation_seed.json``, readable by root alone;
 4. deletes the staged assets: the unpermuted weights exist nowhere in the sandbox afterwards.
 
@@ -43,6 +48,7 @@ import torch
 from rebench_env.secrets import environment_secret
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from evaluation import original_losses  # noqa: E402
 from profiles import Profile, load_profile  # noqa: E402
 
 STATE = "state"
@@ -136,6 +142,11 @@ def setup(profile: Profile, protected: Path, workspace: Path, seed: int | None =
             if (tokens_dir / name).exists():  # OpenWebText (paper) has no test split
                 shutil.copyfile(tokens_dir / name, data / name)
     config = dict(large["config"])
+    grading = {"profile": profile.name, "architecture": config, "floor": profile.floor, "eval": profile.eval, "max_model_mb": profile.max_model_mb}
+    original = None
+    if profile.yardstick:  # the score's yardstick: the original's loss on the grader's windows, measured as the grader measures
+        original = original_losses(with_dtype(large, profile.dtype), grading, protected, data)
+        grading.update(yardstick=True, original_val_loss=original["val"])
     seed = int.from_bytes(os.urandom(8), "little") if seed is None else seed
     corrupted = with_dtype(permute_embedding(large, seed), profile.dtype)
     del large
@@ -147,7 +158,6 @@ def setup(profile: Profile, protected: Path, workspace: Path, seed: int | None =
     meta = json.loads((data / "meta.json").read_text())
     public_meta = {k: meta[k] for k in ("tokenizer", "vocab_size", "eot_id") if k in meta}
     (workspace / DATA / "meta.json").write_text(json.dumps({**public_meta, "dtype": "uint16", "tokens": int(os.path.getsize(data / "train.bin") // 2)}, indent=1) + "\n")
-    grading = {"profile": profile.name, "architecture": config, "floor": profile.floor, "eval": profile.eval, "max_model_mb": profile.max_model_mb}
     (state / "grading.json").write_text(json.dumps(grading, indent=1) + "\n")
     shutil.rmtree(assets, ignore_errors=True)  # the unpermuted weights and the splits' other copies
 
@@ -161,7 +171,7 @@ def setup(profile: Profile, protected: Path, workspace: Path, seed: int | None =
     if os.geteuid() == 0:
         os.chown(secret, 0, 0)
     os.chmod(secret, 0o600)
-    return {"profile": profile.name, "architecture": config, "pretrained": pretrained}
+    return {"profile": profile.name, "architecture": config, "pretrained": pretrained, "original_measured": original is not None}
 
 
 def main() -> int:

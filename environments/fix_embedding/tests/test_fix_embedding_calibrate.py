@@ -86,6 +86,10 @@ def test_a_new_floor_rescores_the_recorded_validation_losses_as_the_grader_would
     assert again["scores"][1]["outcome"]["value"] == 0.0 and record["start"] == 2.36  # invalid calls and the input stay
     with pytest.raises(ValueError, match="under the floor"):
         entry_module.rescored(record, 2.6)
+    # a yardstick variant's calls recorded the original's loss: both terms are rescored
+    yardstick = {"scores": [{**c, "details": {**c["details"], "original_val_loss": 2.7}} for c in record["scores"]]}
+    again = entry_module.rescored(yardstick, 1.3)
+    assert again["start"] == pytest.approx(math.log(10.7) - math.log(1.4)) and again["reference"] == pytest.approx(math.log(1.3) - math.log(1.4))
 
 
 def use_cuda_grading(sandbox) -> None:

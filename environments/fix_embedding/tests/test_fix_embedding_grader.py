@@ -39,7 +39,8 @@ def test_first_call_scores_the_corrupted_model_then_the_agents_file(sandbox, ass
     assert first["outcome"]["kind"] == "scored"
     assert first["message"]["model"].startswith("large_model.pth as handed out")
     losses = first["details"]["losses"]
-    assert first["outcome"]["value"] == pytest.approx(math.log(losses["val"] - 1.0))
+    original_val = first["details"]["original_val_loss"]
+    assert first["outcome"]["value"] == pytest.approx(math.log(losses["val"] - 1.0) - math.log(original_val - 1.0))
     assert set(losses) == {"val", "train"}
     second = sandbox.score_process()
     assert second["outcome"] == {"kind": "invalid", "reason": second["outcome"]["reason"]}
@@ -198,3 +199,51 @@ def test_without_the_environment_secret_the_grader_reports_an_error(sandbox, ass
     (sandbox.protected / ".rebench" / "secret.json").unlink()
     result = sandbox.score()
     assert result["outcome"]["kind"] == "error" and "no environment secret" in result["outcome"]["message"]
+
+
+def grading_file(sandbox):
+    return sandbox.protected / "state" / "grading.json"
+
+
+def test_the_raw_score_is_the_excess_over_the_original_model_on_the_same_windows(sandbox, assets_home):
+    # tiny, like mini and gpu, has "yardstick": true: raw = ln(val - floor) - ln(original val - floor)
+    grading = json.loads(grading_file(sandbox).read_text())
+    assert grading["yardstick"] is True
+    original_val = grading["original_val_loss"]
+    assert original_val > grading["floor"]
+    first = started(sandbox)
+    val = first["details"]["losses"]["val"]
+    assert first["outcome"]["value"] == pytest.approx(math.log(val - 1.0) - math.log(original_val - 1.0), abs=1e-12)
+    assert first["details"]["original_val_loss"] == original_val
+    assert first["details"]["terms"] == {"model": pytest.approx(math.log(val - 1.0)), "original": pytest.approx(math.log(original_val - 1.0))}
+    # the original's weights, handed in, score its recorded loss: the set-up measured it as the grader measures
+    save(sandbox, original(assets_home))
+    fixed = sandbox.score()
+    assert fixed["details"]["losses"]["val"] == pytest.approx(original_val, abs=1e-6)
+    assert fixed["outcome"]["value"] == pytest.approx(0.0, abs=1e-6)
+    # the message stays what the agent saw before: its own losses, never the original's
+    assert set(first["message"]) == {"model_loaded", "loss_train", "loss_validation", "model"}
+    assert set(fixed["message"]) == {"model_loaded", "loss_train", "loss_validation"}
+
+
+def test_without_a_yardstick_the_raw_score_is_the_papers_ln_of_the_loss_over_the_floor(sandbox):
+    from fix_embedding_helpers import GRADER_DIR, env_setup
+
+    assert env_setup.load_profile(GRADER_DIR / "profiles.json", "paper").yardstick is False
+    assert all(env_setup.load_profile(GRADER_DIR / "profiles.json", name).yardstick for name in ("mini", "gpu", "tiny"))
+    settings = json.loads(grading_file(sandbox).read_text())
+    for key in ("yardstick", "original_val_loss"):
+        settings.pop(key)
+    grading_file(sandbox).write_text(json.dumps(settings))  # a set-up of a profile without the flag, as paper's
+    first = started(sandbox)
+    assert first["outcome"]["value"] == pytest.approx(math.log(first["details"]["losses"]["val"] - 1.0), abs=1e-12)
+    assert "original_val_loss" not in first["details"] and set(first["details"]["terms"]) == {"model"}
+
+
+def test_a_yardstick_variant_without_the_original_loss_is_a_grader_error(sandbox):
+    settings = json.loads(grading_file(sandbox).read_text())
+    settings.pop("original_val_loss")
+    grading_file(sandbox).write_text(json.dumps(settings))
+    result = sandbox.score()
+    assert result["outcome"]["kind"] == "error" and "original_val_loss" in result["outcome"]["message"]
+    assert not (sandbox.protected / "state" / "starting_score_logged").exists()  # the starting score is still to be taken

@@ -26,6 +26,8 @@ def test_the_hidden_splits_and_state_stay_protected_and_the_unpermuted_weights_a
     assert not (sandbox.protected / "assets").exists()
     grading = json.loads((sandbox.protected / "state" / "grading.json").read_text())
     assert grading["architecture"]["n_embd"] == 32 and grading["floor"] == 1.0
+    assert grading["yardstick"] is True and grading["original_val_loss"] > grading["floor"]  # the score's yardstick (grader tests)
+    assert sandbox.report["original_measured"] is True and str(grading["original_val_loss"]) not in json.dumps(sandbox.report)
     seed_file = sandbox.protected / "state" / "permutation_seed.json"
     assert stat.S_IMODE(seed_file.stat().st_mode) == 0o600
     seed = json.loads(seed_file.read_text())["seed"]
@@ -100,7 +102,7 @@ def test_a_model_pretrained_at_set_up_gets_seeds_of_its_own_every_run(tmp_path, 
 
     profile = dataclasses.replace(env_setup.load_profile(env_setup.Path(env_setup.__file__).parent / "profiles.json", "tiny"), large={"pretrain": "tiny"})
     tokens = require_asset("tokens-bpe512-tiny", assets_home)
-    runs = []
+    runs, originals = [], []
     for name in ("a", "b"):
         protected, workspace = tmp_path / name / "protected", tmp_path / name / "workspace"
         workspace.mkdir(parents=True)
@@ -113,11 +115,13 @@ def test_a_model_pretrained_at_set_up_gets_seeds_of_its_own_every_run(tmp_path, 
         report = env_setup.setup(profile, protected, workspace)
         assert report["pretrained"]["parameters"] > 0
         runs.append(torch.load(protected / "state" / "corrupted_model.pth", weights_only=True))
+        originals.append(json.loads((protected / "state" / "grading.json").read_text())["original_val_loss"])
     public = dataclasses.replace(ASSETS["tiny"].spec, seed_label=None)  # init_seed 0, batches 1337: the recipe as printed
     build_model(public, tokens, tmp_path, print)
     recipe = torch.load(tmp_path / "model.pt", weights_only=True)
     keyed = torch.load(require_asset("tiny", assets_home) / "model.pt", weights_only=True)
     key = "transformer.h.0.attn.c_attn.weight"  # not the embedding: the set-up permuted that
     assert not torch.equal(runs[0][key], runs[1][key])
+    assert originals[0] != originals[1]  # each run's yardstick is its own pretrained model's loss
     for other in (recipe, keyed):
         assert not any(torch.equal(run[key], other[key]) for run in runs)
