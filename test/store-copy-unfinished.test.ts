@@ -5,13 +5,13 @@
  * in the target, where `rebench runs resume` finishes it. Copying again then reports it as moved, never as
  * a conflict.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, onTestFinished, test } from "vitest";
 import type { RunSummary } from "../src/core/index.js";
 import { SqliteRunStore } from "../src/store/index.js";
-import { REPO_ROOT, rebench } from "./helpers/cli.js";
+import { finished, node as spawnNode } from "./helpers/child.js";
+import { rebench } from "./helpers/cli.js";
 import { record } from "./helpers/recorded-runs.js";
 import { tempDir } from "./helpers/tmp.js";
 
@@ -27,16 +27,7 @@ async function runsOf(db: string): Promise<RunSummary[]> {
   }
 }
 
-function node(script: string, args: string[]): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", script, ...args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-}
-
-function finished(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
-  let output = "";
-  child.stdout?.on("data", (d) => (output += d));
-  child.stderr?.on("data", (d) => (output += d));
-  return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, output })));
-}
+const node = (script: string, args: string[]) => spawnNode(script, args, env);
 
 describe("store copy of runs that have not ended", () => {
   test("a plain copy refuses them, names them and says how to go on (exit 5); the finished runs are copied", async () => {

@@ -5,7 +5,7 @@
  * - a run whose orchestrator died shows as orphaned, with the command that continues it, in `runs list`
  *   (text and --json), `runs show` and the viewer's API, and no longer once `runs resume` has finished it.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, onTestFinished, test } from "vitest";
@@ -14,7 +14,8 @@ import { namespaceInitPid } from "../../src/sandbox/local/executor-process.js";
 import { HostDirs } from "../../src/sandbox/local/host-dirs.js";
 import { SqliteRunStore } from "../../src/store/index.js";
 import { ViewerApi } from "../../src/web/viewer-api.js";
-import { REPO_ROOT, rebench } from "../helpers/cli.js";
+import { finished, node as spawnNode } from "../helpers/child.js";
+import { rebench } from "../helpers/cli.js";
 import { TEST_BACKEND } from "../helpers/test-backend.js";
 import { tempDir } from "../helpers/tmp.js";
 
@@ -29,16 +30,7 @@ writeFileSync(
     .join("\n"),
 );
 
-function node(script: string, args: string[]): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", script, ...args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-}
-
-function finished(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
-  let output = "";
-  child.stdout?.on("data", (d) => (output += d));
-  child.stderr?.on("data", (d) => (output += d));
-  return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, output })));
-}
+const node = (script: string, args: string[]) => spawnNode(script, args, env);
 
 async function read<T>(db: string, fn: (store: SqliteRunStore) => Promise<T>): Promise<T> {
   const store = SqliteRunStore.open(db);

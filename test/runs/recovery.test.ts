@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { RunRecord, type RunSummary, type ScoreLogEntry, type StoredEvent } from "../../src/core/index.js";
 import { SqliteRunStore } from "../../src/store/index.js";
-import { REPO_ROOT } from "../helpers/cli.js";
+import { finished, node as spawnNode } from "../helpers/child.js";
 import { TEST_BACKEND, testBackend } from "../helpers/test-backend.js";
 import { tempDir } from "../helpers/tmp.js";
 
@@ -26,16 +25,7 @@ writeFileSync(
     .join("\n"),
 );
 
-function node(script: string, args: string[]): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", script, ...args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-}
-
-function finished(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
-  let output = "";
-  child.stdout?.on("data", (d) => (output += d));
-  child.stderr?.on("data", (d) => (output += d));
-  return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, output })));
-}
+const node = (script: string, args: string[]) => spawnNode(script, args, env);
 
 /** Wait until every run of the batch is inside its `sleep 60` (an action without an observation). */
 async function waitUntilSleeping(db: string, batchId: string, runs: number): Promise<void> {
