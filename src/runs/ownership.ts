@@ -5,8 +5,7 @@
  * a restarted batch; a dead driver's runs are reconciled and continued.
  */
 import os from "node:os";
-import type { RunId } from "../core/index.js";
-import { pidAlive } from "../sandbox/pid-alive.js";
+import { pidAlive, type RunId } from "../core/index.js";
 import type { RunStore } from "../store/store.js";
 
 export interface Driver {

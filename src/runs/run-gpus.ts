@@ -8,9 +8,8 @@
  * later leases its sandbox's GPUs again); a run started by `rebench start` outlives its process, so its
  * lease lives as long as its sandbox does and `rebench score --submit` (another process) releases it.
  */
-import { InfrastructureError } from "../core/index.js";
+import { InfrastructureError, pidAlive } from "../core/index.js";
 import { acquireGpus, adoptRunGpus, type GpuLease, type GpuLeaseRecord, type HeldGpu } from "../sandbox/gpu-leases.js";
-import { pidAlive } from "../sandbox/pid-alive.js";
 import { machineGpus } from "./resource-check.js";
 import type { RunLog } from "./run-log.js";
 import { sandboxBackend } from "./sandbox-backends.js";

@@ -20,8 +20,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { link, mkdir, readdir, readFile, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { InvalidInputError, rebenchHome } from "../core/index.js";
-import { pidAlive } from "./pid-alive.js";
+import { InvalidInputError, pidAlive, rebenchHome } from "../core/index.js";
 
 /** What a lease file holds. */
 export interface GpuLeaseRecord {

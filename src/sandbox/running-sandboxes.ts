@@ -7,8 +7,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { pidAlive } from "../core/index.js";
 import { heldGpus } from "./gpu-leases.js";
-import { pidAlive } from "./pid-alive.js";
 
 const CGROUP_ROOTS = ["/sys/fs/cgroup/memory/rebench", "/sys/fs/cgroup/rebench"];
 

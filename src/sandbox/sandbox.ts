@@ -192,16 +192,16 @@ export class SandboxTeardownError extends InfrastructureError {
 }
 
 /**
- * readFile/writeFile failed with the user's own permissions, or the file is missing: `code` is the errno
- * name (`ENOENT`, `EACCES`, ...). The agent reading the protected directory gets this (ENOENT or EACCES).
- */
-/**
  * The process in the sandbox that ran a call (the local backend's executor, a container's) died before it
  * answered: killed from outside, or by the kernel. What it ran died with it; the sandbox's files remain, and
  * the next call starts a new one.
  */
 export class SandboxExecutorLostError extends InfrastructureError {}
 
+/**
+ * readFile/writeFile failed with the user's own permissions, or the file is missing: `code` is the errno
+ * name (`ENOENT`, `EACCES`, ...). The agent reading the protected directory gets this (ENOENT or EACCES).
+ */
 export class SandboxFileError extends Error {
   constructor(
     readonly code: string,
