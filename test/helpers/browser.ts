@@ -6,7 +6,7 @@
  * screenshot shows something: a PNG decoded by the browser, its pixels counted.
  */
 import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -62,4 +62,16 @@ export async function pixelStats(browser: Browser, png: Buffer): Promise<{ colou
   } finally {
     await page.close();
   }
+}
+
+/**
+ * Open the viewer's page at `hash` and wait until it is drawn for that address: after a change of the hash
+ * alone the previous page stays up until the new one draws (src/web/client/main.ts marks `data-shown`).
+ */
+export async function openViewerPage(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.waitForFunction(() => {
+    const app = document.querySelector<HTMLElement>("main#app");
+    return app !== null && app.dataset.shown === location.hash && app.querySelector(":scope > :not(.loading)") !== null;
+  });
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SqliteRunStore } from "../../src/store/index.js";
 import { exportBundle } from "../../src/web/export-bundle.js";
 import { startViewer, type Viewer } from "../../src/web/viewer-server.js";
-import { chromiumMissing, launchChromium, pixelStats } from "../helpers/browser.js";
+import { chromiumMissing, launchChromium, openViewerPage, pixelStats } from "../helpers/browser.js";
 import { skipOrFail } from "../helpers/required.js";
 import { tempDir } from "../helpers/tmp.js";
 import { ensureViewerBuilt } from "../helpers/viewer-build.js";
@@ -38,10 +38,7 @@ async function screenshot(name: string, options: { fullPage?: boolean } = {}): P
 /** Poll until it holds: pages update asynchronously, and CI's two cores are shared. */
 const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000, interval: 100 });
 
-const open = async (hash: string, base = viewer.url) => {
-  await page.goto(`${base}${hash}`);
-  await page.waitForSelector("main#app > :not(.loading)");
-};
+const open = (hash: string, base = viewer.url) => openViewerPage(page, `${base}${hash}`);
 
 describe.skipIf(skip !== undefined)("rebench serve in a real browser (chromium)", () => {
   beforeAll(async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { RunSpecInput } from "../../src/core/index.js";
 import { SqliteRunStore } from "../../src/store/index.js";
 import { startViewer, type Viewer } from "../../src/web/viewer-server.js";
-import { chromiumMissing, launchChromium, pixelStats } from "../helpers/browser.js";
+import { chromiumMissing, launchChromium, openViewerPage, pixelStats } from "../helpers/browser.js";
 import { registerFixtures } from "../helpers/register-fixtures.js";
 import { skipOrFail } from "../helpers/required.js";
 import { tempDir } from "../helpers/tmp.js";
@@ -48,10 +48,7 @@ async function screenshot(name: string): Promise<void> {
 }
 
 const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000, interval: 100 });
-const open = async (hash: string) => {
-  await page.goto(`${viewer.url}${hash}`);
-  await page.waitForSelector("main#app > :not(.loading)");
-};
+const open = (hash: string) => openViewerPage(page, `${viewer.url}${hash}`);
 
 const spec = (alias: string, task: RunSpecInput["task"]): RunSpecInput => ({
   participant: { kind: "agent", alias, scaffold: "modular" },

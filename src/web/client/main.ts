@@ -25,6 +25,7 @@ async function route(): Promise<void> {
   leave();
   leave = () => undefined;
   const mine = ++generation;
+  const address = location.hash;
   // A page draws only while its route is the newest: a slow answer to an older address must not draw over
   // a newer page (a filter changed twice quickly lost the second change to the first's late redraw).
   const current = () => mine === generation;
@@ -39,8 +40,11 @@ async function route(): Promise<void> {
     else if (path === "compare") stop = await comparePage(root, source, query, go, current);
     else stop = await runsPage(root, source, query, go, current);
     document.title = `${root.querySelector("h1")?.textContent ?? "runs"} · rebench`;
-    if (current()) leave = stop;
-    else stop();
+    if (current()) {
+      leave = stop;
+      // Which address the page shows (tests wait for it: a new hash leaves the old page up until the new one draws).
+      root.dataset.shown = address;
+    } else stop();
   } catch (error) {
     if (!current()) return;
     clear(root);
@@ -53,6 +57,7 @@ async function route(): Promise<void> {
         h("p", {}, h("a", { href: "#/runs" }, "back to the runs")),
       ),
     );
+    root.dataset.shown = address;
   }
 }
 
