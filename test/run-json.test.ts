@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { RunRecord } from "../src/core/index.js";
-import { REPO_ROOT } from "./helpers/cli.js";
+import { exited, node } from "./helpers/child.js";
 import { TEST_BACKEND } from "./helpers/test-backend.js";
 import { tempDir } from "./helpers/tmp.js";
 import { ensureViewerBuilt } from "./helpers/viewer-build.js";
@@ -12,17 +12,7 @@ const db = path.join(root, "runs.db");
 const env = { ...process.env, REBENCH_TEST_SANDBOX_ROOT: path.join(root, "sandboxes") };
 
 /** The CLI (with the test fixtures) as a process of its own. */
-function cli(args: string[]): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "test/fixtures/rebench-cli.ts", ...args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-}
-
-function exited(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (d) => (stdout += d));
-  child.stderr?.on("data", (d) => (stderr += d));
-  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr })));
-}
+const cli = (args: string[]) => node("test/fixtures/rebench-cli.ts", args, env);
 
 async function json(args: string[]): Promise<unknown> {
   const { code, stdout, stderr } = await exited(cli(args));

@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { parseActions, ReplayStep, RunRecord } from "../../src/core/index.js";
+import { exited, node } from "../helpers/child.js";
 import { REPO_ROOT, rebench } from "../helpers/cli.js";
 import { TEST_BACKEND } from "../helpers/test-backend.js";
 import { tempDir } from "../helpers/tmp.js";
@@ -14,19 +14,9 @@ const section = /^## Actions files\n([\s\S]*?)(?=^## )/m.exec(agentsDoc)?.[1] ??
 const example = /```jsonl\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
 const TOOLS = ReplayStep.options.map((option) => option.shape.tool.value);
 
-function exited(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (d) => (stdout += d));
-  child.stderr?.on("data", (d) => (stderr += d));
-  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr })));
-}
-
 function cli(args: string[]) {
   const env = { ...process.env, REBENCH_TEST_SANDBOX_ROOT: path.join(root, "sandboxes") };
-  return exited(
-    spawn(process.execPath, ["--import", "tsx", "test/fixtures/rebench-cli.ts", ...args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] }),
-  );
+  return exited(node("test/fixtures/rebench-cli.ts", args, env));
 }
 
 describe('the actions-file format, documented in docs/agents.md "Actions files"', () => {

@@ -18,3 +18,12 @@ export function finished(child: ChildProcess): Promise<{ code: number | null; si
   child.stderr?.on("data", (d) => (output += d));
   return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, output })));
 }
+
+/** How the child exited, with its stdout and stderr apart. */
+export function exited(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (d) => (stdout += d));
+  child.stderr?.on("data", (d) => (stderr += d));
+  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr })));
+}
