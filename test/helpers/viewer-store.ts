@@ -8,12 +8,26 @@
 import path from "node:path";
 import { expect } from "vitest";
 import { type RecordedRequest, type Script, startScriptedServer } from "../../src/agents/models/testing/scripted-server.js";
+import type { RunSpecInput } from "../../src/core/index.js";
 import { SqliteRunStore } from "../../src/store/index.js";
 import { REPO_ROOT, rebench } from "./cli.js";
 import { generateLargeRun } from "./large-run.js";
 import { call, FAST_ECHO, promptText } from "./model-script.js";
 import { registerFixtures, TEST_BACKEND } from "./register-fixtures.js";
 import { TmuxSession } from "./tmux.js";
+
+/** The spec of a written (not driven) optimize_kernel mini run, normalized with start 2 and reference 1: normalized = 2 − raw. */
+export const kernelRunSpec = (alias: string, task: RunSpecInput["task"]): RunSpecInput => ({
+  participant: { kind: "agent", alias, scaffold: "modular" },
+  environment: "optimize_kernel",
+  variant: "mini",
+  task,
+  limits: { workingSeconds: 1800 },
+  timeLimitSeconds: 1800,
+  direction: "min",
+  aggregation: "min",
+  normalization: { start: 2, reference: 1, source: "shipped" },
+});
 
 export interface ViewerStore {
   db: string;

@@ -6,6 +6,7 @@ import type { ComparisonView, RunsPage } from "../../src/web/api-types.js";
 import { startViewer, type Viewer } from "../../src/web/viewer-server.js";
 import { tempDir } from "../helpers/tmp.js";
 import { ensureViewerBuilt } from "../helpers/viewer-build.js";
+import { kernelRunSpec } from "../helpers/viewer-store.js";
 
 const root = tempDir("rebench-viewer-compare-");
 let store: SqliteRunStore;
@@ -13,17 +14,7 @@ let viewer: Viewer;
 
 /** A finished optimize_kernel run (start 2, reference 1, lower is better): normalized = 2 − raw. */
 async function finished(alias: string, task: RunSpecInput["task"], normalized: number): Promise<void> {
-  const run = await store.createRun({
-    participant: { kind: "agent", alias, scaffold: "modular" },
-    environment: "optimize_kernel",
-    variant: "mini",
-    task,
-    limits: { workingSeconds: 1800 },
-    timeLimitSeconds: 1800,
-    direction: "min",
-    aggregation: "min",
-    normalization: { start: 2, reference: 1, source: "shipped" },
-  });
+  const run = await store.createRun(kernelRunSpec(alias, task));
   await store.append(run.id, { type: "state_changed", to: "running" });
   await store.append(run.id, { type: "run_finished", stopReason: "submitted", finalRaw: 2 - normalized, normalized });
 }

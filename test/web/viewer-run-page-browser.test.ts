@@ -2,7 +2,6 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { RunSpecInput } from "../../src/core/index.js";
 import { SqliteRunStore } from "../../src/store/index.js";
 import { startViewer, type Viewer } from "../../src/web/viewer-server.js";
 import { chromiumMissing, launchChromium, openViewerPage, pixelStats } from "../helpers/browser.js";
@@ -10,7 +9,7 @@ import { registerFixtures } from "../helpers/register-fixtures.js";
 import { skipOrFail } from "../helpers/required.js";
 import { tempDir } from "../helpers/tmp.js";
 import { ensureViewerBuilt } from "../helpers/viewer-build.js";
-import { agentRun } from "../helpers/viewer-store.js";
+import { agentRun, kernelRunSpec } from "../helpers/viewer-store.js";
 
 // The run page and the comparison page as a reader meets them, in Debian's chromium: a modular agent's run
 // of three model turns (made by `rebench run` against a scripted model server), a failed run, a run whose
@@ -50,18 +49,6 @@ async function screenshot(name: string): Promise<void> {
 const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000, interval: 100 });
 const open = (hash: string) => openViewerPage(page, `${viewer.url}${hash}`);
 
-const spec = (alias: string, task: RunSpecInput["task"]): RunSpecInput => ({
-  participant: { kind: "agent", alias, scaffold: "modular" },
-  environment: "optimize_kernel",
-  variant: "mini",
-  task,
-  limits: { workingSeconds: 1800 },
-  timeLimitSeconds: 1800,
-  direction: "min",
-  aggregation: "min",
-  normalization: { start: 2, reference: 1, source: "shipped" },
-});
-
 async function scored(id: string, elapsedSeconds: number, value: number, message: Record<string, unknown>): Promise<void> {
   await store.append(id, {
     type: "score_logged",
@@ -79,12 +66,12 @@ describe.skipIf(skip !== undefined)("the run page and the comparison in a real b
       { reply: { text: "That will do.", toolCalls: [{ name: "submit", arguments: { submission: SUBMISSION } }] } },
     ]);
     store = SqliteRunStore.open(db);
-    const failed = await store.createRun(spec("model-2", "main"));
+    const failed = await store.createRun(kernelRunSpec("model-2", "main"));
     await store.append(failed.id, { type: "state_changed", to: "running" });
     await store.append(failed.id, { type: "run_failed", error: FAILURE });
     ids.failed = failed.id;
     // Seconds near 6.3 (raw 1.84 to 1.9): the reference (1) and the start (2) lie outside the scores' range.
-    const far = await store.createRun(spec("model-10", "main"));
+    const far = await store.createRun(kernelRunSpec("model-10", "main"));
     await store.append(far.id, { type: "state_changed", to: "running" });
     await scored(far.id, 60, 1.9, { seconds: 6.686, is_valid: true });
     await scored(far.id, 120, 1.84, { seconds: 6.297, is_valid: true, timing: { runs: 3 } });
@@ -94,7 +81,7 @@ describe.skipIf(skip !== undefined)("the run page and the comparison in a real b
       ["model-2", "main", 0.9],
       ["model-2", "hidden_score", 0.45],
     ] as const) {
-      const run = await store.createRun(spec(alias, task));
+      const run = await store.createRun(kernelRunSpec(alias, task));
       await store.append(run.id, { type: "state_changed", to: "running" });
       await store.append(run.id, { type: "run_finished", stopReason: "submitted", finalRaw: 2 - normalized, normalized });
     }
