@@ -6,27 +6,20 @@
  */
 import os from "node:os";
 import { pidAlive, type RunId } from "../core/index.js";
+import { type Driver, lastDriver } from "../store/orphaned-run.js";
 import type { RunStore } from "../store/store.js";
-
-export interface Driver {
-  pid: number;
-  host: string;
-}
 
 /** The run's live driver other than this process, if any. */
 export async function liveDriver(store: RunStore, runId: RunId): Promise<Driver | undefined> {
-  const attached = await store.events(runId, { types: ["driver_attached"] });
-  const last = attached.at(-1)?.event;
-  if (last?.type !== "driver_attached") return undefined;
-  if (last.pid === process.pid && last.host === os.hostname()) return undefined;
-  if (last.host !== os.hostname()) return { pid: last.pid, host: last.host };
-  return pidAlive(last.pid) ? { pid: last.pid, host: last.host } : undefined;
+  const last = await lastDriver(store, runId);
+  if (!last || (last.pid === process.pid && last.host === os.hostname())) return undefined;
+  if (last.host !== os.hostname()) return last;
+  return pidAlive(last.pid) ? last : undefined;
 }
 
 /** Claim a run for this process (no-op when this process already holds it). */
 export async function claimRun(store: RunStore, runId: RunId): Promise<void> {
-  const attached = await store.events(runId, { types: ["driver_attached"] });
-  const last = attached.at(-1)?.event;
-  if (last?.type === "driver_attached" && last.pid === process.pid && last.host === os.hostname()) return;
+  const last = await lastDriver(store, runId);
+  if (last?.pid === process.pid && last.host === os.hostname()) return;
   await store.append(runId, { type: "driver_attached", pid: process.pid, host: os.hostname() });
 }
