@@ -84,6 +84,11 @@ export interface RunStore {
   /** Append one event and update the run's summary atomically. */
   append(runId: RunId, event: NewRunEvent): Promise<AppendResult>;
   /**
+   * Append several events of one run at once, in order, in one transaction with the summary (one round trip
+   * to PostgreSQL): all of them or, on an invalid event or an unknown run, none. Each event's result, in order.
+   */
+  appendMany(runId: RunId, events: readonly NewRunEvent[]): Promise<AppendResult[]>;
+  /**
    * Write events under their own sequence numbers and timestamps (`rebench store copy`): they must continue
    * the run's log here exactly (from 1 for a run this store lacks), in one transaction with the summary.
    * Throws ConflictError otherwise, writing nothing.

@@ -32,6 +32,7 @@ function writesUntil(store: RunStore, stopped: () => boolean, stillRunning: () =
     location: store.location,
     createRun: (spec, options) => (stopped() ? refuse() : store.createRun(spec, options)),
     append: (runId, event) => guarded([event], () => store.append(runId, event)),
+    appendMany: (runId, events) => guarded(events, () => store.appendMany(runId, events)),
     importEvents: (runId, events) =>
       guarded(
         events.map((e) => e.event),

@@ -1,13 +1,20 @@
 /**
  * @module
  * The PostgreSQL run store (node-postgres): one database that orchestrators on several hosts share. The
- * same tables and guarantees as the SQLite store: every append is one transaction that locks the run's
- * summary row (`SELECT ... FOR UPDATE`), inserts the event under the next sequence number and rewrites the
- * summary, so concurrent writers on any host serialize per run and never lose or reorder an event;
- * triggers refuse UPDATE, DELETE and TRUNCATE of events; a store of a newer schema is refused. Within one
- * process, the appends of one run are queued, so they commit in the order they were called, as with
- * SQLite's synchronous driver. Text sorts by its bytes and search ignores ASCII case only (COLLATE "C"), as
- * in SQLite, whatever the database's locale.
+ * same tables and guarantees as the SQLite store: an append inserts its events under the next sequence
+ * numbers and rewrites the run's summary in one transaction, so concurrent writers on any host never lose,
+ * duplicate or reorder an event; triggers refuse UPDATE, DELETE and TRUNCATE of events; a store of a newer
+ * schema is refused.
+ *
+ * An append is one statement, so one round trip (`appendStatement`): the process folds the new summary from
+ * the summary it last wrote or read for the run, and the statement writes the events and the summary only if
+ * the row still ends at that summary's last event (`last_seq`). Where another writer appended in between
+ * (another host driving the same run, which rebench's ownership of runs makes rare), it writes nothing, and
+ * the append reads the row again and retries; after a few such tries it takes the run's row lock instead
+ * (`SELECT ... FOR UPDATE`, the way every append worked before), which queues it fairly. Within one process,
+ * the appends of one run are queued, so they commit in the order they were called, as with SQLite's
+ * synchronous driver. Text sorts by its bytes and search ignores ASCII case only (COLLATE "C"), as in
+ * SQLite, whatever the database's locale.
  */
 import pg from "pg";
 import {
@@ -28,6 +35,7 @@ import {
   type StoredEvent,
   summarize,
 } from "../../core/index.js";
+import { foldAppends, parseNewEvents } from "../fold-appends.js";
 import { checkImport, runColumns } from "../import-events.js";
 import { inSeqOrder } from "../in-seq-order.js";
 import { redactUrl } from "../redact-url.js";
@@ -46,6 +54,31 @@ const FILTER_COLUMNS = [
 /** Events a search reads from the server at a time (matches stop it early). */
 const SEARCH_BATCH = 200;
 
+/** Runs whose last summary this process remembers (the runs it is writing); the oldest are forgotten first. */
+const KNOWN_RUNS = 4096;
+
+/**
+ * Insert a run's new events and rewrite its summary, if its row still ends at event `$11`: one statement, so
+ * one round trip and one transaction. The events come as arrays (any number in one statement); the insert
+ * reads the updated row, so where the row has moved on (or is gone) nothing is written and no row returns.
+ */
+const APPEND_SQL = `
+  WITH updated AS (
+    UPDATE runs SET state = $1, updated_at = $2, last_seq = $3, summary = $4, job_id = $5, raw = $6, normalized = $7,
+                    working_seconds = $8, score_calls = $9
+    WHERE id = $10 AND last_seq = $11 RETURNING id)
+  INSERT INTO run_events (run_id, seq, ts, type, payload)
+  SELECT updated.id, e.seq, e.ts, e.type, e.payload
+  FROM updated, unnest($12::integer[], $13::text[], $14::text[], $15::text[]) AS e (seq, ts, type, payload)`;
+
+/** A new run's row and its run_created event in one statement; no row returns where the id is taken. */
+const CREATE_SQL = `
+  WITH created AS (
+    INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
+                      state, created_at, updated_at, last_seq, summary, raw, normalized, working_seconds, score_calls)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, 1, $10, $11, $12, $13, $14) ON CONFLICT (id) DO NOTHING RETURNING id)
+  INSERT INTO run_events (run_id, seq, ts, type, payload) SELECT created.id, 1, $9, $15, $16 FROM created`;
+
 /** The `runs` columns of text, which sort by bytes (COLLATE "C") as SQLite's do. */
 const TEXT_COLUMNS = new Set(["created_at", "updated_at", "environment", "variant", "participant_alias", "state"]);
 
@@ -54,6 +87,11 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** Refuse a database that holds no run store (NotFoundError) instead of creating its tables. Default false. */
   mustExist?: boolean;
+  /**
+   * Appends that may find another writer's events first before one takes the run's row lock; default 3. 0
+   * takes the lock every time (two round trips more per append: the tests use it to check that way).
+   */
+  optimisticTries?: number;
 }
 
 export class PostgresRunStore implements RunStore {
@@ -61,11 +99,16 @@ export class PostgresRunStore implements RunStore {
   readonly #pool: pg.Pool;
   /** Per run, the tail of this process's queue of appends (so they commit in call order). */
   readonly #queues = new Map<string, Promise<unknown>>();
+  /** Per run, the summary this process last wrote (checked against the row by every append). */
+  readonly #known = new Map<string, RunSummary>();
   #closed = false;
 
-  private constructor(location: string, pool: pg.Pool) {
+  readonly #optimisticTries: number;
+
+  private constructor(location: string, pool: pg.Pool, optimisticTries: number) {
     this.location = location;
     this.#pool = pool;
+    this.#optimisticTries = optimisticTries;
   }
 
   /** Connect to the store at `url` (`postgres://` or `postgresql://`), creating or migrating its tables. */
@@ -86,7 +129,7 @@ export class PostgresRunStore implements RunStore {
           "(postgres://USER@HOST:PORT/DB; the password from PGPASSWORD or ~/.pgpass), or pass another store with --db",
       });
     }
-    return new PostgresRunStore(location, pool);
+    return new PostgresRunStore(location, pool, options.optimisticTries ?? 3);
   }
 
   async createRun(spec: RunSpecInput, options: { id?: RunId; ts?: string } = {}): Promise<RunSummary> {
@@ -94,33 +137,62 @@ export class PostgresRunStore implements RunStore {
     const id = options.id ?? newRunId();
     const event = parseWith(RunEvent, { type: "run_created", ts: options.ts ?? new Date().toISOString(), spec: parsed }, "the run_created event");
     const summary = summarize(undefined, { runId: id, seq: 1, event });
-    await this.#transaction(async (client) => {
-      const { raw, normalized, working, scoreCalls } = sortColumns(summary);
-      const inserted = await client.query(
-        `INSERT INTO runs (id, environment, variant, task, participant_kind, participant_alias, batch_id,
-                           state, created_at, updated_at, last_seq, summary, raw, normalized, working_seconds, score_calls)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, 1, $10, $11, $12, $13, $14) ON CONFLICT (id) DO NOTHING`,
-        [...runColumns(id, parsed, summary.state), event.ts, JSON.stringify(summary), raw, normalized, working, scoreCalls],
-      );
-      if (inserted.rowCount === 0) throw new ConflictError(`run ${id} already exists`);
-      await insertEvent(client, id, 1, event);
-    });
+    const { raw, normalized, working, scoreCalls } = sortColumns(summary);
+    const inserted = await this.#query((client) =>
+      client.query({
+        name: "rebench-create-run",
+        text: CREATE_SQL,
+        values: [
+          ...runColumns(id, parsed, summary.state),
+          event.ts,
+          JSON.stringify(summary),
+          raw,
+          normalized,
+          working,
+          scoreCalls,
+          event.type,
+          JSON.stringify(event),
+        ],
+      }),
+    );
+    if (inserted.rowCount === 0) throw new ConflictError(`run ${id} already exists`);
+    this.#remember(summary);
     return summary;
   }
 
   async append(runId: RunId, input: NewRunEvent): Promise<AppendResult> {
-    const event = parseWith(RunEvent, { ...input, ts: input.ts ?? new Date().toISOString() }, `an event of run ${runId}`);
-    return this.#queued(runId, () =>
-      this.#transaction(async (client): Promise<AppendResult> => {
+    const [result] = await this.appendMany(runId, [input]);
+    return result!;
+  }
+
+  async appendMany(runId: RunId, inputs: readonly NewRunEvent[]): Promise<AppendResult[]> {
+    const events = parseNewEvents(runId, inputs);
+    if (events.length === 0) return [];
+    return this.#queued(runId, async () => {
+      for (let tries = 0; tries < this.#optimisticTries; tries++) {
+        const current = this.#known.get(runId) ?? (await this.#query((client) => readSummary(client, runId, { lock: false })));
+        if (!current) throw new NotFoundError(`no run ${runId} in ${this.location}`);
+        const results = foldAppends(runId, current, events);
+        const written = await this.#query((client) => client.query(appendStatement(runId, current.lastSeq, results)));
+        if (written.rowCount === results.length) {
+          this.#remember(results.at(-1)!.summary);
+          return results;
+        }
+        // Another writer appended since this process's summary: read the row again.
+        this.#known.delete(runId);
+      }
+      const results = await this.#transaction(async (client): Promise<AppendResult[]> => {
         const current = await readSummary(client, runId, { lock: true });
         if (!current) throw new NotFoundError(`no run ${runId} in ${this.location}`);
-        const stored: StoredEvent = { runId, seq: current.lastSeq + 1, event };
-        const summary = summarize(current, stored);
-        await insertEvent(client, runId, stored.seq, event);
-        await updateSummary(client, runId, summary);
-        return { stored, summary };
-      }),
-    );
+        const folded = foldAppends(runId, current, events);
+        const written = await client.query(appendStatement(runId, current.lastSeq, folded));
+        if (written.rowCount !== folded.length)
+          throw new InfrastructureError(`run ${runId}: an append under the run's row lock wrote ${written.rowCount} events of ${folded.length}`);
+        return folded;
+      });
+      this.#remember(results.at(-1)!.summary);
+      return results;
+    });
   }
 
   async importEvents(runId: RunId, events: readonly StoredEvent[]): Promise<RunSummary> {
@@ -139,6 +211,9 @@ export class PostgresRunStore implements RunStore {
         }
         await updateSummary(client, runId, summary);
         for (const { seq, event } of parsed) await insertEvent(client, runId, seq, event);
+        return summary;
+      }).then((summary) => {
+        this.#remember(summary);
         return summary;
       }),
     );
@@ -277,6 +352,13 @@ export class PostgresRunStore implements RunStore {
     await this.#pool.end();
   }
 
+  /** Remember the summary this process wrote for a run (most recent last; the oldest forgotten past KNOWN_RUNS). */
+  #remember(summary: RunSummary): void {
+    this.#known.delete(summary.id);
+    this.#known.set(summary.id, summary);
+    if (this.#known.size > KNOWN_RUNS) this.#known.delete(this.#known.keys().next().value!);
+  }
+
   /** Run `fn` after the appends of `runId` this process already queued. */
   #queued<T>(runId: string, fn: () => Promise<T>): Promise<T> {
     const previous = this.#queues.get(runId) ?? Promise.resolve();
@@ -338,6 +420,33 @@ async function updateSummary(client: pg.PoolClient, runId: string, summary: RunS
                      working_seconds = $8, score_calls = $9 WHERE id = $10`,
     [summary.state, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), summary.job?.id ?? null, raw, normalized, working, scoreCalls, runId],
   );
+}
+
+/** APPEND_SQL for `results` (events numbered after `lastSeq`, each with the summary folded so far). */
+function appendStatement(runId: string, lastSeq: number, results: readonly AppendResult[]): pg.QueryConfig {
+  const summary = results.at(-1)!.summary;
+  const { raw, normalized, working, scoreCalls } = sortColumns(summary);
+  return {
+    name: "rebench-append",
+    text: APPEND_SQL,
+    values: [
+      summary.state,
+      summary.updatedAt,
+      summary.lastSeq,
+      JSON.stringify(summary),
+      summary.job?.id ?? null,
+      raw,
+      normalized,
+      working,
+      scoreCalls,
+      runId,
+      lastSeq,
+      results.map((r) => r.stored.seq),
+      results.map((r) => r.stored.event.ts),
+      results.map((r) => r.stored.event.type),
+      results.map((r) => JSON.stringify(r.stored.event)),
+    ],
+  };
 }
 
 /** Whether a string value of the event (not a key, nor its top-level type and timestamp) contains `needle`, ignoring ASCII case. */

@@ -3,6 +3,7 @@ import Database from "better-sqlite3";
 import { describe, expect, test } from "vitest";
 import { tempDir } from "../../../test/helpers/tmp.js";
 import { Usage } from "../../core/index.js";
+import { appendManyContract } from "../append-many.contract.js";
 import { runStoreContract, sampleSpec, schemaOneRun } from "../store.contract.js";
 import { MIGRATIONS } from "./migrations.js";
 import { SqliteRunStore } from "./sqlite-store.js";
@@ -10,6 +11,7 @@ import { SqliteRunStore } from "./sqlite-store.js";
 const dir = tempDir();
 let n = 0;
 runStoreContract("sqlite", async () => SqliteRunStore.open(path.join(dir, `contract-${n++}.db`)));
+appendManyContract("sqlite", async () => SqliteRunStore.open(path.join(dir, `contract-${n++}.db`)));
 
 describe("SqliteRunStore", () => {
   test("keeps runs across reopening the file", async () => {

@@ -26,6 +26,7 @@ import {
   summarize,
   UnavailableError,
 } from "../../core/index.js";
+import { foldAppends, parseNewEvents } from "../fold-appends.js";
 import { checkImport, runColumns } from "../import-events.js";
 import { inSeqOrder } from "../in-seq-order.js";
 import { asciiLower, SORT_COLUMNS, sortColumns } from "../run-columns.js";
@@ -133,16 +134,21 @@ export class SqliteRunStore implements RunStore {
   }
 
   async append(runId: RunId, input: NewRunEvent): Promise<AppendResult> {
-    const event = parseWith(RunEvent, { ...input, ts: input.ts ?? new Date().toISOString() }, `an event of run ${runId}`);
+    const [result] = await this.appendMany(runId, [input]);
+    return result!;
+  }
+
+  async appendMany(runId: RunId, inputs: readonly NewRunEvent[]): Promise<AppendResult[]> {
+    const events = parseNewEvents(runId, inputs);
+    if (events.length === 0) return [];
     return this.#db
-      .transaction((): AppendResult => {
+      .transaction((): AppendResult[] => {
         const current = this.#readSummary(runId);
         if (!current) throw new NotFoundError(`no run ${runId} in ${this.location}`);
-        const stored: StoredEvent = { runId, seq: current.lastSeq + 1, event };
-        const summary = summarize(current, stored);
-        this.#insertEvent(runId, stored.seq, event);
-        this.#writeSummary(runId, summary);
-        return { stored, summary };
+        const results = foldAppends(runId, current, events);
+        for (const { stored } of results) this.#insertEvent(runId, stored.seq, stored.event);
+        this.#writeSummary(runId, results.at(-1)!.summary);
+        return results;
       })
       .immediate();
   }
