@@ -58,10 +58,7 @@ export interface EndOptions {
  * score log it has.
  */
 export async function endRun(log: RunLog, target: ScoringTarget | undefined, stop: Stop, options: EndOptions = {}): Promise<RunOutcomeView> {
-  if (log.state !== "scoring") {
-    await log.transition("scoring", stopText(stop));
-    await log.reportTime();
-  }
+  if (log.state !== "scoring") await log.transitionWithTime("scoring", stopText(stop));
   const trigger = finalTrigger(stop, target);
   let entry = await finalEntryTaken(log);
   if (!entry && trigger && target) {

@@ -25,9 +25,11 @@ export type Recovered = { kind: "continue"; sandbox: Sandbox } | { kind: "ended"
 export async function bookDowntime(log: RunLog, downSinceMs: number): Promise<void> {
   const since = new Date(Math.min(downSinceMs, log.clock.now())).toISOString();
   const open = log.ledger.openPause;
-  if (open) await log.append({ type: "pause_ended", reason: open.reason, ts: since });
-  await log.append({ type: "pause_started", reason: "recovery", ts: since });
-  await log.append({ type: "pause_ended", reason: "recovery" });
+  await log.appendAll([
+    ...(open ? [{ type: "pause_ended" as const, reason: open.reason, ts: since }] : []),
+    { type: "pause_started", reason: "recovery", ts: since },
+    { type: "pause_ended", reason: "recovery" },
+  ]);
 }
 
 export async function recoverRun(log: RunLog, env: RunEnvironment, backend: SandboxBackend): Promise<Recovered> {

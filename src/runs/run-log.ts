@@ -8,6 +8,7 @@ import {
   exceededLimit,
   type LimitName,
   type NewRunEvent,
+  type RunEvent,
   type RunId,
   type RunState,
   type RunSummary,
@@ -63,9 +64,37 @@ export class RunLog {
     return stored;
   }
 
+  /**
+   * Append several events at once (one transaction, one round trip to PostgreSQL), stamped now unless they
+   * carry their own `ts`. `withTime` adds after them a `time_reported` of the time at that instant, folded
+   * through them (a state change to `scoring` has stopped the run's clock), as `reportTime()` right after would.
+   */
+  async appendAll(events: readonly NewRunEvent[], options: { withTime?: boolean } = {}): Promise<StoredEvent[]> {
+    const ts = isoAt(this.clock);
+    const stamped = events.map((event) => ({ ...event, ts: event.ts ?? ts }) as NewRunEvent);
+    let ledger = this.#ledger;
+    for (const event of stamped) ledger = foldTime(ledger, event as RunEvent);
+    if (options.withTime) {
+      const { wallSeconds, workingSeconds, pausedSeconds } = timeUsage(ledger, Date.parse(ts));
+      stamped.push({ type: "time_reported", wallSeconds, workingSeconds, pausedSeconds, ts });
+    }
+    const results = await this.store.appendMany(this.id, stamped);
+    for (const { stored, summary } of results) {
+      this.#summary = summary;
+      this.#ledger = foldTime(this.#ledger, stored.event);
+    }
+    return results.map((r) => r.stored);
+  }
+
   async transition(to: RunState, reason?: string): Promise<void> {
     assertTransition(this.id, this.state, to);
     await this.append({ type: "state_changed", to, ...(reason === undefined ? {} : { reason }) });
+  }
+
+  /** `transition()` and `reportTime()` at once: the time as the state changes (for `scoring`: the run's clock stopped). */
+  async transitionWithTime(to: RunState, reason?: string): Promise<void> {
+    assertTransition(this.id, this.state, to);
+    await this.appendAll([{ type: "state_changed", to, ...(reason === undefined ? {} : { reason }) }], { withTime: true });
   }
 
   /** Usage now: counters from the summary, time from the ledger at the clock's now. */

@@ -160,8 +160,7 @@ export class RunSession implements AgentSession {
         await this.log.append({ type: "observation", actionId, tool, output: { error: (error as Error).message } });
         throw error;
       }
-      await this.log.append({ type: "observation", actionId, tool, output });
-      await this.log.reportTime();
+      await this.log.appendAll([{ type: "observation", actionId, tool, output }], { withTime: true });
       this.#lastHeartbeat = this.log.clock.now();
       await this.#endIfExceeded();
       return output;
@@ -198,8 +197,10 @@ export class RunSession implements AgentSession {
     return this.#serial(async () => {
       this.#assertOpen();
       const actionId = `a${this.log.summary.usage.actions + 1}`;
-      await this.log.append({ type: "action", actionId, tool: "submit", input: { submission } });
-      await this.log.append({ type: "submitted", submission });
+      await this.log.appendAll([
+        { type: "action", actionId, tool: "submit", input: { submission } },
+        { type: "submitted", submission },
+      ]);
       return this.#end({ reason: "submitted" }, async (view) => {
         await this.log.append({ type: "observation", actionId, tool: "submit", output: view });
       });
