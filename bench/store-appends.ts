@@ -1,10 +1,10 @@
 /**
  * @module
  * Run-store appends: events per second and the p50/p99 latency of one append (one transaction: insert the
- * event, rewrite the run's summary), SQLite and PostgreSQL, with 1 and 16 concurrent writers, each a
+ * event, rewrite the run's summary), SQLite and PostgreSQL, with 1, 16 and 64 concurrent writers, each a
  * process of its own with its own connection (as orchestrators on several hosts are), each appending to its
- * own run; and 16 writers on one shared run (the worst case: every append waits for the run's row lock).
- * Prints a table. Run: `npm run bench:store [-- --appends 1000]`. PostgreSQL is a throwaway server that the
+ * own run; and the most writers on one shared run (the worst case: every append races the others for the run).
+ * Prints a table. Run: `npm run bench:store [-- --appends 1000 --writers 1,16,64]`. PostgreSQL is a throwaway server that the
  * benchmark starts (scripts/throwaway-postgres; the postgresql package), with its default durability
  * (synchronous_commit on: every commit waits for its WAL flush); SQLite is one file in WAL mode with
  * synchronous=NORMAL (a commit does not wait for fsync), as rebench opens it.
@@ -19,7 +19,7 @@ import { formatTable } from "../src/cli/table.js";
 import { openStore } from "../src/store/index.js";
 import { sampleSpec } from "../src/store/store.contract.js";
 
-const { values } = parseArgs({ options: { appends: { type: "string", default: "1000" }, writers: { type: "string", default: "1,16" } } });
+const { values } = parseArgs({ options: { appends: { type: "string", default: "1000" }, writers: { type: "string", default: "1,16,64" } } });
 const perWriter = Number(values.appends);
 const writerCounts = values.writers.split(",").map(Number);
 const repo = fileURLToPath(new URL("../", import.meta.url));
@@ -77,6 +77,7 @@ async function measure(store: string, db: string, writers: number, sharedRun: bo
 }
 
 const rows: Row[] = [];
+const loadBefore = os.loadavg()[0]!;
 // Its own folder, not under the 0700 one: the server runs as the postgres user.
 const pgDir = mkdtempSync(path.join(os.tmpdir(), "rebench-bench-pg-"));
 const pgUrl = execFileSync(path.join(repo, "scripts/throwaway-postgres"), ["start", pgDir], { encoding: "utf8" }).trim().split("\n").at(-1)!;
@@ -97,7 +98,9 @@ try {
 }
 
 const cpu = os.cpus()[0]?.model ?? "?";
-console.log(`run-store appends: ${perWriter} per writer, ${os.cpus().length} CPUs (${cpu}), load ${os.loadavg()[0]!.toFixed(1)} at the end\n`);
+console.log(
+  `run-store appends: ${perWriter} per writer, ${os.cpus().length} CPUs (${cpu}), load average ${loadBefore.toFixed(1)} before, ${os.loadavg()[0]!.toFixed(1)} at the end\n`,
+);
 console.log(
   formatTable(rows, [
     { header: "STORE", value: (r) => r.store },

@@ -10,8 +10,8 @@
  * the summary it last wrote or read for the run, and the statement writes the events and the summary only if
  * the row still ends at that summary's last event (`last_seq`). Where another writer appended in between
  * (another host driving the same run, which rebench's ownership of runs makes rare), it writes nothing, and
- * the append reads the row again and retries; after a few such tries it takes the run's row lock instead
- * (`SELECT ... FOR UPDATE`, the way every append worked before), which queues it fairly. Within one process,
+ * the append takes the run's row lock instead (`SELECT ... FOR UPDATE`, the way every append worked before),
+ * which queues the writers of a run fairly: under contention an append costs what it did before. Within one process,
  * the appends of one run are queued, so they commit in the order they were called, as with SQLite's
  * synchronous driver. Text sorts by its bytes and search ignores ASCII case only (COLLATE "C"), as in
  * SQLite, whatever the database's locale.
@@ -88,8 +88,8 @@ export interface PostgresStoreOptions {
   /** Refuse a database that holds no run store (NotFoundError) instead of creating its tables. Default false. */
   mustExist?: boolean;
   /**
-   * Appends that may find another writer's events first before one takes the run's row lock; default 3. 0
-   * takes the lock every time (two round trips more per append: the tests use it to check that way).
+   * Appends that may find another writer's events first before one takes the run's row lock; default 1. 0
+   * takes the lock every time (three round trips more per append: the tests use it to check that way).
    */
   optimisticTries?: number;
 }
@@ -129,7 +129,7 @@ export class PostgresRunStore implements RunStore {
           "(postgres://USER@HOST:PORT/DB; the password from PGPASSWORD or ~/.pgpass), or pass another store with --db",
       });
     }
-    return new PostgresRunStore(location, pool, options.optimisticTries ?? 3);
+    return new PostgresRunStore(location, pool, options.optimisticTries ?? 1);
   }
 
   async createRun(spec: RunSpecInput, options: { id?: RunId; ts?: string } = {}): Promise<RunSummary> {
@@ -178,7 +178,7 @@ export class PostgresRunStore implements RunStore {
           this.#remember(results.at(-1)!.summary);
           return results;
         }
-        // Another writer appended since this process's summary: read the row again.
+        // Another writer appended since this process's summary: forget it (a next try reads the row; the lock below reads it too).
         this.#known.delete(runId);
       }
       const results = await this.#transaction(async (client): Promise<AppendResult[]> => {

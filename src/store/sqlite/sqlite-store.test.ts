@@ -1,6 +1,8 @@
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, test } from "vitest";
+import { finished, node } from "../../../test/helpers/child.js";
 import { tempDir } from "../../../test/helpers/tmp.js";
 import { Usage } from "../../core/index.js";
 import { appendManyContract } from "../append-many.contract.js";
@@ -14,6 +16,25 @@ runStoreContract("sqlite", async () => SqliteRunStore.open(path.join(dir, `contr
 appendManyContract("sqlite", async () => SqliteRunStore.open(path.join(dir, `contract-${n++}.db`)));
 
 describe("SqliteRunStore", () => {
+  test("processes that open a new store file at once migrate it once", { timeout: 120_000 }, async () => {
+    const file = path.join(dir, "opened-at-once.db");
+    const processes = 8;
+    const signal = (name: string) => path.join(dir, `at-once-${name}`);
+    const openers = Array.from({ length: processes }, (_, i) =>
+      finished(node("test/fixtures/store-opener.ts", [file, signal(`ready-${i}`), signal("go")], process.env)),
+    );
+    while (!Array.from({ length: processes }, (_, i) => existsSync(signal(`ready-${i}`))).every(Boolean)) await new Promise((r) => setTimeout(r, 10));
+    writeFileSync(signal("go"), "");
+    const ends = await Promise.all(openers);
+    expect(ends.filter((end) => end.code !== 0).map((end) => end.output)).toEqual([]);
+    const store = SqliteRunStore.open(file);
+    expect((await store.listRuns()).length).toBe(processes);
+    await store.close();
+    const raw = new Database(file);
+    expect(raw.prepare("SELECT version FROM schema_migrations ORDER BY version").all()).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
+    raw.close();
+  });
+
   test("keeps runs across reopening the file", async () => {
     const file = path.join(dir, "reopen.db");
     const store = SqliteRunStore.open(file);

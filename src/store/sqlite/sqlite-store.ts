@@ -425,20 +425,33 @@ function whereClause(filter: RunFilter): { clause: string; params: Record<string
   return { clause: where.length > 0 ? `WHERE ${where.join(" AND ")}` : "", params };
 }
 
+/**
+ * Bring the store's tables to the latest schema. Processes that open a new store at once (a batch's Slurm jobs,
+ * writers of one file) migrate it once: the version is read again under the write lock (an IMMEDIATE
+ * transaction) before anything is changed, so a process that waited finds the tables made.
+ */
 function migrate(db: Database.Database, file: string): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
-  const row = db.prepare("SELECT MAX(version) AS version FROM schema_migrations").get() as { version: number | null };
-  const current = row.version ?? 0;
   const latest = MIGRATIONS.at(-1)?.version ?? 0;
-  if (current > latest) throw newerSchema(file, current, latest);
-  for (const migration of MIGRATIONS) {
-    if (migration.version <= current) continue;
-    db.transaction(() => {
+  const version = (): number => {
+    const made = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+    if (!made) return 0;
+    const row = db.prepare("SELECT MAX(version) AS version FROM schema_migrations").get() as { version: number | null };
+    return row.version ?? 0;
+  };
+  const before = version();
+  if (before > latest) throw newerSchema(file, before, latest);
+  if (before === latest) return;
+  db.transaction(() => {
+    const current = version();
+    if (current > latest) throw newerSchema(file, current, latest);
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= current) continue;
       db.exec(migration.sql);
       db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(migration.version, migration.name, new Date().toISOString());
-    }).immediate();
-  }
+    }
+  }).immediate();
 }
 
 /** Why the store's folder cannot be written (a read-only file system, no permission), or undefined. */
