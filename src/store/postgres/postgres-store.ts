@@ -11,7 +11,8 @@
  * the row still ends at that summary's last event (`last_seq`). Where another writer appended in between
  * (another host driving the same run, which rebench's ownership of runs makes rare), it writes nothing, and
  * the append takes the run's row lock instead (`SELECT ... FOR UPDATE`, the way every append worked before),
- * which queues the writers of a run fairly: under contention an append costs what it did before. Within one process,
+ * which queues the writers of a run fairly, and so do the run's next 16 appends from this process: under
+ * contention an append costs what it did before. Within one process,
  * the appends of one run are queued, so they commit in the order they were called, as with SQLite's
  * synchronous driver. Text sorts by its bytes and search ignores ASCII case only (COLLATE "C"), as in
  * SQLite, whatever the database's locale.
@@ -71,6 +72,9 @@ const APPEND_SQL = `
   SELECT updated.id, e.seq, e.ts, e.type, e.payload
   FROM updated, unnest($12::integer[], $13::text[], $14::text[], $15::text[]) AS e (seq, ts, type, payload)`;
 
+/** Appends of a run that take its row lock straight away once one found another writer's events first. */
+const CONTENDED_APPENDS = 16;
+
 /** A new run's row and its run_created event in one statement; no row returns where the id is taken. */
 const CREATE_SQL = `
   WITH created AS (
@@ -101,6 +105,8 @@ export class PostgresRunStore implements RunStore {
   readonly #queues = new Map<string, Promise<unknown>>();
   /** Per run, the summary this process last wrote (checked against the row by every append). */
   readonly #known = new Map<string, RunSummary>();
+  /** Per run that other writers append to as well, how many more appends take the row lock straight away. */
+  readonly #contended = new Map<string, number>();
   #closed = false;
 
   readonly #optimisticTries: number;
@@ -169,7 +175,13 @@ export class PostgresRunStore implements RunStore {
     const events = parseNewEvents(runId, inputs);
     if (events.length === 0) return [];
     return this.#queued(runId, async () => {
-      for (let tries = 0; tries < this.#optimisticTries; tries++) {
+      const locking = this.#contended.get(runId) ?? 0;
+      if (locking > 0) {
+        // Others write this run too: an optimistic try would wait for their lock only to fail.
+        if (locking === 1) this.#contended.delete(runId);
+        else this.#contended.set(runId, locking - 1);
+      }
+      for (let tries = locking > 0 ? this.#optimisticTries : 0; tries < this.#optimisticTries; tries++) {
         const current = this.#known.get(runId) ?? (await this.#query((client) => readSummary(client, runId, { lock: false })));
         if (!current) throw new NotFoundError(`no run ${runId} in ${this.location}`);
         const results = foldAppends(runId, current, events);
@@ -178,8 +190,11 @@ export class PostgresRunStore implements RunStore {
           this.#remember(results.at(-1)!.summary);
           return results;
         }
-        // Another writer appended since this process's summary: forget it (a next try reads the row; the lock below reads it too).
+        // Another writer appended since this process's summary: forget it (a next try reads the row; the lock below reads it too),
+        // and take the lock for the run's next appends.
         this.#known.delete(runId);
+        this.#contended.set(runId, CONTENDED_APPENDS);
+        if (this.#contended.size > KNOWN_RUNS) this.#contended.delete(this.#contended.keys().next().value!);
       }
       const results = await this.#transaction(async (client): Promise<AppendResult[]> => {
         const current = await readSummary(client, runId, { lock: true });
