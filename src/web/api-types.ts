@@ -44,7 +44,7 @@ export interface ItemPart {
   tone?: "error" | "muted";
 }
 
-export type ItemKind = "generation" | "action" | "observation" | "score" | "pause" | "state" | "note" | "time" | "end" | "start" | "other";
+export type ItemKind = "generation" | "action" | "observation" | "score" | "pause" | "state" | "note" | "time" | "end" | "start" | "review" | "other";
 
 /** One event of the trajectory. */
 export interface TrajectoryItem {
