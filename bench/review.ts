@@ -42,6 +42,8 @@ const started = process.hrtime.bigint();
 let reviewed = 0;
 /** Runs `rebench review` does not examine: those that did not finish (a run cancelled before its first action has no trajectory). */
 const skipped: string[] = [];
+/** Stored runs on which a score signal fired. */
+const scoreFlagged: string[] = [];
 
 for (const family of listEnvironments()) {
   const row = { stored: tally(), catalogue: tally() };
@@ -107,6 +109,7 @@ for (const environment of readdirSync(path.join(ROOT, "environments"))) {
         const events: StoredEvent[] = await store.events(summary.id);
         const review = reviewEvents(events, reviewContext(summary.spec));
         reviewed += 1;
+        if (review.findings.some((f) => f.kind === "score")) scoreFlagged.push(`${summary.id} ${alias}`);
         const row = rows.get(summary.spec.environment) ?? { stored: tally(), catalogue: tally() };
         rows.set(summary.spec.environment, row);
         const where = `${path.relative(ROOT, file)} ${summary.id} ${alias}`;
@@ -172,5 +175,6 @@ const problems = [...rows.values()].flatMap(({ stored, catalogue }) => [
 ]);
 for (const p of problems) console.log(p);
 for (const s of skipped) console.log(`not reviewed: ${s}`);
+console.log(`score signals fired on ${scoreFlagged.length} stored run(s)${scoreFlagged.length > 0 ? `: ${scoreFlagged.join(", ")}` : ""}`);
 console.log(`${reviewed} trajectories reviewed in ${seconds.toFixed(1)} s`);
 process.exitCode = problems.length > 0 ? 1 : 0;
