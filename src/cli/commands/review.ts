@@ -28,6 +28,7 @@ export function registerReview(program: Command, io: Io): void {
       .description(COMMAND_SUMMARIES.review)
       .option("--run <ids...>", "review these runs (again, if they have a review); default every finished run without a review")
       .option("--again", "also review the runs that already have a review")
+      .option("--monitor <provider:model>", "also have this model read each trajectory against the rubric (src/review/monitor-rubric.md), e.g. openai:gpt-4.1")
       .option("--dry-run", "review and print, but append nothing to the runs")
       .option("--json", "print one JSON object: {reviewed: [{run, reviewSeq, review}]}")
       .addHelpText(
@@ -41,7 +42,7 @@ export function registerReview(program: Command, io: Io): void {
 
 async function review(options: ReviewOptions, io: Io): Promise<void> {
   const { reviewRuns } = await import("../../review/index.js");
-  const monitor = undefined;
+  const monitor = options.monitor ? (await import("../../review/monitor.js")).llmMonitor(options.monitor) : undefined;
   const reviewed = await withStore(
     options.db,
     (store) =>
