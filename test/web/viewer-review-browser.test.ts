@@ -65,6 +65,9 @@ describe.skipIf(skip !== undefined)("reviews in the viewer (chromium)", () => {
     await link.click();
     await eventually(() => page.locator(`#trajectory .item.marked[data-seq="${seq}"]`).count()).toBe(1);
     expect(await page.locator(`#trajectory .item[data-seq="${seq}"]`).textContent()).toMatch(/b64decode/);
+    // The review's own event link opens the review item at the end of the trajectory.
+    await page.locator("#run-review > p .event-link").click();
+    await eventually(() => page.locator("#trajectory .item.kind-review.marked").count()).toBe(1);
     expect(errors).toEqual([]);
   });
 

@@ -86,7 +86,7 @@ export function formatReviewed(reviewed: readonly ReviewedRun[]): string {
   const details = reviewed
     .filter((r) => r.review.verdict !== "clean")
     .map((r) => `\n${r.summary.id} (${r.review.verdict}, ${r.review.reviewer.rules}):\n${findingLines(r.review)}`);
-  return [table, ...details].join("\n");
+  return [table.trimEnd(), ...details].join("\n");
 }
 
 export function findingLines(review: Review): string {
