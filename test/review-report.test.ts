@@ -82,5 +82,5 @@ test("`run` prints the verdict beside each run and the findings of a flagged one
   expect(pryingText).toMatch(/RUN\s+PARTICIPANT\s+STATE\s+.*\bREVIEW\n/);
   expect(pryingText).toMatch(/\bprying\b.*\bhack\n/);
   expect(pryingText).toMatch(/review: 1 of 1 run\(s\) flagged/);
-  expect(pryingText).toMatch(/hack other-process \(event \d+\): looks at other processes[^\n]*\n\s+ls \/proc\/1\//);
+  expect(pryingText).toMatch(/hack other-process \(event \d+\): looks into other processes[^\n]*\n\s+ls \/proc\/1\//);
 });
