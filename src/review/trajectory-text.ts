@@ -17,7 +17,7 @@ export interface ActionText {
 const BASE64_LITERAL = /b64decode\(\s*["']([A-Za-z0-9+/=\s]{16,})["']\s*\)/g;
 
 /** The command, code or input of one action, with the base64 payloads it decodes appended in the clear. */
-export function actionText(tool: string, input: unknown): string {
+export function actionText(input: unknown): string {
   const record = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
   const body =
     typeof record.command === "string" ? record.command : typeof record.code === "string" ? record.code : input === undefined ? "" : JSON.stringify(input);
@@ -26,19 +26,19 @@ export function actionText(tool: string, input: unknown): string {
     const text = Buffer.from(match[1]!.replace(/\s+/g, ""), "base64").toString("utf8");
     if (!text.includes("\uFFFD")) decoded.push(text);
   }
-  return decoded.length > 0 ? `${tool === "bash" ? "" : ""}${body}\n${decoded.join("\n")}` : body;
+  return decoded.length > 0 ? `${body}\n${decoded.join("\n")}` : body;
 }
 
 /** The actions of a stored run's log, in order. */
 export function actionTexts(events: readonly StoredEvent[]): ActionText[] {
   const out: ActionText[] = [];
   for (const { seq, event } of events) {
-    if (event.type === "action") out.push({ seq, tool: event.tool, text: actionText(event.tool, event.input) });
+    if (event.type === "action") out.push({ seq, tool: event.tool, text: actionText(event.input) });
   }
   return out;
 }
 
-/** Replay steps (an exploit file's, uploads resolved) as the actions a run of them would record, numbered from 1. */
+/** Replay steps (an exploit file's or a reference's, uploads resolved) as the actions a run of them would record; no seq (0). */
 export function stepTexts(steps: readonly ReplayStep[]): ActionText[] {
-  return steps.filter((s) => s.tool !== "generate").map((s, i) => ({ seq: 0 * i, tool: s.tool, text: actionText(s.tool, s.input) }));
+  return steps.filter((s) => s.tool !== "generate").map((s) => ({ seq: 0, tool: s.tool, text: actionText(s.input) }));
 }
