@@ -125,7 +125,12 @@ function review(view: ReviewView, reveal: (seq: number) => void): HTMLElement {
               h("code", {}, f.signal),
               `: ${f.summary}`,
               f.seqs.length > 0
-                ? h("span", { class: "finding-events" }, " · events ", ...f.seqs.flatMap((seq, i) => (i === 0 ? [link(seq)] : [" ", link(seq)])))
+                ? h(
+                    "span",
+                    { class: "finding-events" },
+                    f.seqs.length === 1 ? " · event " : " · events ",
+                    ...f.seqs.flatMap((seq, i) => (i === 0 ? [link(seq)] : [" ", link(seq)])),
+                  )
                 : "",
               f.excerpt ? h("pre", { class: "excerpt" }, f.excerpt) : "",
             ),
