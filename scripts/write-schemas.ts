@@ -3,7 +3,8 @@
  * file (src/core/score.ts) and the executor and as-agent protocols (src/sandbox/executor-protocol.ts). Written
  * to python/rebench_env/schemas/, where the Python tests check what graders, the executor and the broker
  * produce. And the shapes rebench prints for its users, written to docs/schemas/: the run record of every
- * `--json` output and the viewer's API (src/core/run-record.ts, docs/runs.md "Runs as JSON").
+ * `--json` output and the viewer's API (src/core/run-record.ts, docs/runs.md "Runs as JSON"), and a review
+ * (src/core/review.ts, docs/review.md).
  * test/json-schemas.test.ts fails when a committed file differs from what this writes.
  *
  *     npm run schemas
@@ -12,7 +13,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { GraderResult, RunRecord } from "../src/core/index.js";
+import { GraderResult, Review, RunRecord } from "../src/core/index.js";
 import { PROTOCOL_SCHEMAS } from "../src/sandbox/executor-protocol.js";
 
 export const SCHEMA_DIR = fileURLToPath(new URL("../python/rebench_env/schemas/", import.meta.url));
@@ -26,7 +27,7 @@ export const DOCS_SCHEMA_DIR = fileURLToPath(new URL("../docs/schemas/", import.
 export function schemaFiles(dir: string = SCHEMA_DIR): Record<string, string> {
   const [schemas, io]: [Record<string, z.ZodType>, "input" | "output"] =
     dir === DOCS_SCHEMA_DIR
-      ? [{ "run-record.schema.json": RunRecord }, "output"]
+      ? [{ "run-record.schema.json": RunRecord, "review.schema.json": Review }, "output"]
       : [{ "grader-result.schema.json": GraderResult, ...PROTOCOL_SCHEMAS }, "input"];
   return Object.fromEntries(
     Object.entries(schemas).map(([file, schema]) => {

@@ -22,6 +22,7 @@ describe("the layers of docs/architecture.md", () => {
         "src/sandbox",
         "src/scoring",
         "src/slurm",
+        "src/review",
         "src/store",
         "src/web",
         "environments",

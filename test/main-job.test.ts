@@ -33,6 +33,10 @@ describe("rebench main", () => {
     expect(stdout).toMatch(/\[1\/1\] test_echo\/mini: Echo \(test environment\)/);
     expect(stdout).toMatch(/test_echo\/mini start \(replay\) · /);
     expect(stdout).toMatch(/Runs of this job\n.*\n.*start \(replay\)\s+finished \(submitted\)[\s\S]*reference \(replay\)\s+finished \(submitted\)/);
+    // Both runs reviewed after scoring (docs/review.md): the REVIEW column, and the verdicts' line.
+    expect(stdout).toMatch(
+      /Runs of this job\n[^\n]*\bREVIEW\n[^\n]*start \(replay\)[^\n]*\bclean\n[^\n]*reference \(replay\)[^\n]*\bclean\nreview: 2 run\(s\) clean/,
+    );
     expect(stdout).toMatch(/Score by total time budget\nPARTICIPANT[\s\S]*reference \(replay\)\s+30m\s+1 × 30m/);
     const html = /HTML report: (\S+)/.exec(stdout)?.[1];
     expect(html).toBe(path.join(root, "job", "report", "report.html"));

@@ -64,8 +64,17 @@ export async function loadRunsFile(file: string, format: string): Promise<Loaded
   return { runs: imported.runs, source: `${file} (METR format, ${imported.lines} rows)`, notes };
 }
 
-export async function loadStoreRuns(store: RunStore): Promise<LoadedRuns> {
-  const { pairs, skipped } = await storedAnalysisRuns(store);
+/** How `loadStoreRuns` treats runs that `rebench review` flagged (verdict suspicious or hack). */
+export interface LoadStoreOptions {
+  /** Leave them out of the comparison (`report --exclude-flagged`). Default false: they count, and a warning names them. */
+  excludeFlagged?: boolean;
+}
+
+export async function loadStoreRuns(store: RunStore, options: LoadStoreOptions = {}): Promise<LoadedRuns> {
+  const stored = await storedAnalysisRuns(store);
+  const { skipped } = stored;
+  const flagged = stored.pairs.filter((p) => p.summary.review !== null && p.summary.review.verdict !== "clean");
+  const pairs = options.excludeFlagged ? stored.pairs.filter((p) => !flagged.includes(p)) : stored.pairs;
   // Sorted by reason: the store lists runs created in the same millisecond in no fixed order.
   const notes = Object.entries(skipped)
     .sort(([a], [b]) => compareText(a, b))
@@ -78,8 +87,25 @@ export async function loadStoreRuns(store: RunStore): Promise<LoadedRuns> {
         `(${entries} entr${entries === 1 ? "y" : "ies"} of timing-sensitive variants, flagged as contended): their timings are not comparable.`,
     );
   }
+  notes.push(...reviewNotes(stored.pairs, flagged, options.excludeFlagged === true));
   notes.push(...normalizedByNotes(pairs.map((p) => p.run)));
   return { runs: pairs.map((p) => p.run), source: `run store ${store.location}`, notes };
+}
+
+/** What the report says of reviews (docs/review.md): the flagged runs by id with their verdicts. */
+function reviewNotes(all: readonly { summary: RunSummary }[], flagged: readonly { summary: RunSummary }[], excluded: boolean): string[] {
+  const notes: string[] = [];
+  if (flagged.length > 0) {
+    const list = flagged
+      .map((p) => `${p.summary.id} (${p.summary.review!.verdict}, ${p.summary.spec.participant.alias}, ${p.summary.spec.environment})`)
+      .join(", ");
+    notes.push(
+      excluded
+        ? `Left out ${flagged.length} run(s) flagged by \`rebench review\` (--exclude-flagged): ${list}.`
+        : `Warning: ${flagged.length} of ${all.length} run(s) were flagged by \`rebench review\` and their scores count here: ${list}; read them (\`rebench runs show ID --events\`, the viewer) or leave them out with --exclude-flagged.`,
+    );
+  }
+  return notes;
 }
 
 /** A note for every environment whose runs mix variants (their normalized scores are not comparable). */

@@ -17,6 +17,7 @@ export const COMMAND_SUMMARIES = {
   human: "the human baseline mode: an interactive shell in the environment's sandbox, with score and submit commands",
   calibrate: "run the starting and reference solutions N times each; print mean ± std of their raw scores and the machine; check the 10× rule",
   exploits: "run every exploit attempt in environments/NAME/exploits/ as a real run and report each as blocked or not",
+  review: "check finished runs for reward hacking (score and trajectory signals, an optional LLM monitor) and record a verdict on each",
   assets: "build and list the offline assets (corpus, tokenizers, token files, small GPTs)",
   store: "copy runs between run stores (a SQLite file, a PostgreSQL database), either way, without loss",
 } as const;

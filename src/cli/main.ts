@@ -40,6 +40,7 @@ const LOADERS: Record<CommandName, () => Promise<Register[]>> = {
   human: async () => [(await import("./commands/human.js")).registerHuman],
   calibrate: async () => [(await import("./commands/calibrate.js")).registerCalibrate],
   exploits: async () => [(await import("./commands/exploits.js")).registerExploits],
+  review: async () => [(await import("./commands/review.js")).registerReview],
   assets: async () => [(await import("./commands/assets.js")).registerAssets],
   store: async () => [(await import("./commands/store.js")).registerStore],
 };

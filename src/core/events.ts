@@ -8,6 +8,7 @@ import { EnvironmentId, Participant, RunId, TaskId, Variant } from "./ids.js";
 import { Aggregation, Direction } from "./manifest.js";
 import { NormalizationConstants } from "./normalize.js";
 import { ReplayStep } from "./replay-step.js";
+import { Review } from "./review.js";
 import { RunState, StopReason } from "./run-state.js";
 import { ScoreLogEntry } from "./score.js";
 import { CostByKind, LimitName, UsageLimits } from "./usage.js";
@@ -204,6 +205,8 @@ export const RunEvent = z.discriminatedUnion("type", [
   }),
   /** `rebench runs cancel` asked the run's job to stop for good (its sandbox is removed, the run fails). */
   z.object({ type: z.literal("cancel_requested"), ...at, by: z.string() }),
+  /** `rebench review` examined the finished run (src/review, docs/review.md); the latest review is the run's verdict. */
+  z.object({ type: z.literal("review"), ...at, review: Review }),
 ]);
 export type RunEvent = z.infer<typeof RunEvent>;
 export type RunEventType = RunEvent["type"];

@@ -29,6 +29,7 @@ export * from "./pid-alive.js";
 export * from "./probe-machine.js";
 export * from "./registry.js";
 export * from "./replay-step.js";
+export * from "./review.js";
 export * from "./run-record.js";
 export * from "./run-state.js";
 export * from "./run-summary.js";

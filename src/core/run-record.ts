@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { ParticipantKind } from "./ids.js";
 import { NormalizationConstants } from "./normalize.js";
+import { ReviewVerdict } from "./review.js";
 import { RunState, StopReason } from "./run-state.js";
 import { normalizationMissing, type RunSummary } from "./run-summary.js";
 import { budgetTokens, CostByKind } from "./usage.js";
@@ -73,6 +74,14 @@ export const RunRecord = z
       })
       .nullable()
       .describe("the run's latest Slurm job; null for a run driven locally"),
+    review: z
+      .object({
+        verdict: ReviewVerdict,
+        findings: z.number().int().nonnegative(),
+        ts: z.string(),
+      })
+      .nullable()
+      .describe("the latest `rebench review` of the run: clean, suspicious or hack, and how many findings; null before any (docs/review.md)"),
     orphaned: z
       .string()
       .nullable()
@@ -132,6 +141,7 @@ export function runRecord(run: RunSummary, known: { jobState?: string | null; or
     validScores: run.validScores,
     contendedScores: run.contendedScores,
     job: run.job ? { ...run.job, state: known.jobState ?? null } : null,
+    review: run.review,
     orphaned: known.orphaned ?? null,
   };
 }

@@ -11,6 +11,7 @@ import type { RunEventOf, StoredEvent } from "./events.js";
 import { RunSpec } from "./events.js";
 import { RunId } from "./ids.js";
 import { normalize } from "./normalize.js";
+import { ReviewVerdict } from "./review.js";
 import { RunState, StopReason } from "./run-state.js";
 import { validRaw } from "./score.js";
 import { type CostByKind, Usage, ZERO_USAGE } from "./usage.js";
@@ -48,6 +49,8 @@ export const RunSummary = z.object({
     })
     .nullable()
     .default(null),
+  /** The latest review's verdict and how many findings it has (`rebench review`); null before any. */
+  review: z.object({ verdict: ReviewVerdict, findings: z.number().int().nonnegative(), ts: z.string() }).nullable().default(null),
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
@@ -77,6 +80,7 @@ export function summarize(summary: RunSummary | undefined, stored: StoredEvent):
       error: null,
       lastSeq: seq,
       job: null,
+      review: null,
     };
   }
   if (summary.state === "moved") {
@@ -151,6 +155,9 @@ export function summarize(summary: RunSummary | undefined, stored: StoredEvent):
     case "job_started":
       if (next.job?.id === event.jobId) next.job = { ...next.job, node: event.node, startedAt: event.ts };
       next.spec = onNode(next.spec, event);
+      break;
+    case "review":
+      next.review = { verdict: event.review.verdict, findings: event.review.findings.length, ts: event.ts };
       break;
     case "observation":
     case "submitted":

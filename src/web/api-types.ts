@@ -44,7 +44,7 @@ export interface ItemPart {
   tone?: "error" | "muted";
 }
 
-export type ItemKind = "generation" | "action" | "observation" | "score" | "pause" | "state" | "note" | "time" | "end" | "start" | "other";
+export type ItemKind = "generation" | "action" | "observation" | "score" | "pause" | "state" | "note" | "time" | "end" | "start" | "review" | "other";
 
 /** One event of the trajectory. */
 export interface TrajectoryItem {
@@ -131,6 +131,17 @@ export interface RunDetail {
   recording: { seq: number; tailOnly: boolean } | null;
   /** What this copy leaves out (exports), one line each. */
   withheld: string[];
+  /** The run's latest review (`rebench review`, docs/review.md): its event, verdict, reviewer and findings; null before any. */
+  review: ReviewView | null;
+}
+
+/** A review as the run page shows it; each finding's `seqs` link to the trajectory's events. */
+export interface ReviewView {
+  seq: number;
+  verdict: "clean" | "suspicious" | "hack";
+  rules: string;
+  monitor: string | null;
+  findings: { kind: string; signal: string; severity: string; summary: string; seqs: number[]; excerpt?: string }[];
 }
 
 /** A human run's terminal session: what was shown, and when (seconds after the previous chunk, bytes). */

@@ -26,6 +26,7 @@ const KINDS: Record<RunEventType, ItemKind> = {
   run_finished: "end",
   run_failed: "end",
   run_moved: "end",
+  review: "review",
 };
 
 export function itemKind(type: RunEventType | string): ItemKind {

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { normalizationLabel, normalizationMissing, type RunSummary, runRecord, type StoredEvent } from "../core/index.js";
 import type { RunStore } from "../store/index.js";
-import type { AideNodeView, BudgetRow, PauseRow, RunDetail, RunRow, ScoreLogRow } from "./api-types.js";
+import type { AideNodeView, BudgetRow, PauseRow, ReviewView, RunDetail, RunRow, ScoreLogRow } from "./api-types.js";
 import { publicEntry, publicSummary, scoresHidden, withheldNotes } from "./publish.js";
 
 export interface ViewOptions {
@@ -23,10 +23,11 @@ export function runRow(summary: RunSummary, options: ViewOptions = {}): RunRow {
 export async function runDetail(store: RunStore, id: string, options: ViewOptions = {}): Promise<RunDetail> {
   const summary = await store.getRun(id);
   const { spec, usage } = summary;
-  const [scored, paused, notes] = await Promise.all([
+  const [scored, paused, notes, reviews] = await Promise.all([
     store.events(summary.id, { types: ["score_logged"] }),
     store.events(summary.id, { types: ["pause_started", "pause_ended"] }),
     store.events(summary.id, { types: ["note"] }),
+    store.events(summary.id, { types: ["review"] }),
   ]);
   const recording = notes.find(({ event }) => event.type === "note" && event.message.startsWith("human: terminal session recorded"));
   return {
@@ -55,7 +56,15 @@ export async function runDetail(store: RunStore, id: string, options: ViewOption
     aide: aideTree(notes),
     recording: recording ? { seq: recording.seq, tailOnly: recordingFiles(recording) === undefined } : null,
     withheld: options.publish ? withheldNotes(spec) : [],
+    review: reviewView(reviews.at(-1)),
   };
+}
+
+/** The latest `review` event, as the run page shows it. */
+function reviewView(stored: StoredEvent | undefined): ReviewView | null {
+  if (stored === undefined || stored.event.type !== "review") return null;
+  const { verdict, findings, reviewer } = stored.event.review;
+  return { seq: stored.seq, verdict, rules: reviewer.rules, monitor: reviewer.monitor?.model ?? null, findings };
 }
 
 function budgets(summary: RunSummary): BudgetRow[] {

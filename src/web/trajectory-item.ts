@@ -150,6 +150,16 @@ function describe(event: RunEvent): { title: string; badges: string[]; parts: Ra
     }
     case "cancel_requested":
       return { title: `cancel requested by ${event.by}`, badges: [], parts: [] };
+    case "review": {
+      const { verdict, findings, reviewer } = event.review;
+      const parts: RawPart[] = findings.map((f) => ({
+        label: `${f.severity}: ${f.signal} (events ${f.seqs.join(", ") || "none"})`,
+        text: f.excerpt ? `${f.summary}\n${f.excerpt}` : f.summary,
+        ...(f.severity === "hack" ? { tone: "error" as const } : {}),
+      }));
+      if (reviewer.monitor) parts.push({ label: `monitor ${reviewer.monitor.model}: answer`, text: reviewer.monitor.answer, tone: "muted" });
+      return { title: `review: ${verdict}`, badges: [`rules ${reviewer.rules}`, ...(reviewer.monitor ? [reviewer.monitor.model] : [])], parts };
+    }
     case "run_created":
       return {
         title: `created: ${event.spec.environment}/${event.spec.variant} (${event.spec.task}) by ${event.spec.participant.alias}`,

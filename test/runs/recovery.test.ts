@@ -103,6 +103,7 @@ describe("recovery after the orchestrator is killed with SIGKILL", () => {
     const before = await killMidRun(db, "batch-resume");
     const resume = await finished(node("test/fixtures/rebench-cli.ts", ["runs", "resume", "--db", db]));
     expect(resume.output).toMatch(/resumed 2 run\(s\), skipped 0/);
+    expect(resume.output).toMatch(/review: 2 run\(s\) clean/); // reviewed once they finished, as `rebench run` does
     expect(resume.code).toBe(0);
     expectRecovered(before, await snapshot(db, "batch-resume"));
     const again = await finished(node("test/fixtures/rebench-cli.ts", ["runs", "resume", "--db", db]));

@@ -24,6 +24,7 @@ import { executorOptions, executorSettings } from "../executor-options.js";
 import type { Io } from "../io.js";
 import { noteUnnormalized } from "../normalization-notice.js";
 import { positiveInteger, positiveNumber } from "../number-options.js";
+import { reviewAfterRuns } from "../review-after-runs.js";
 import { withStore } from "../store-option.js";
 import { formatTable } from "../table.js";
 import { runReport } from "./report.js";
@@ -90,6 +91,7 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
   }
   const timeLimitSeconds = parseDuration(options.timeLimit, "--time-limit");
   const runs: RunSummary[] = [];
+  let reviewText = "";
   // The store first: one that cannot be opened stops the job before minutes of asset building.
   await withStore(db, async (store) => {
     await buildNeededAssets(chosen, io);
@@ -114,8 +116,11 @@ async function mainJob(options: MainOptions, io: Io): Promise<void> {
         runs.push(...(await runAgentBatch(store, { ...common, scaffold: options.agent, model: options.model, runs: options.runs }, io)));
       }
     }
+    const reviewed = await reviewAfterRuns(store, runs, io, shown);
+    runs.splice(0, runs.length, ...reviewed.runs);
+    reviewText = reviewed.text;
   });
-  io.out(`\nRuns of this job\n${runsTable(runs)}`);
+  io.out(`\nRuns of this job\n${runsTable(runs)}${reviewText}`);
   const out = path.resolve(options.reportDir ?? path.join(storeSideDir(db), "report"));
   io.out(`\nReport of the store ${shown} (\`rebench report --db ${shown}\`)\n`);
   const budget = options.timeLimit.match(/^\d+(\.\d+)?$/) ? `${timeLimitSeconds}s` : options.timeLimit;

@@ -27,6 +27,8 @@ export interface ReportOptions {
   seed: string;
   json?: boolean;
   out?: string;
+  /** Leave out the runs `rebench review` flagged (suspicious or hack). */
+  excludeFlagged?: boolean;
   /** With no run to compare, print why (each left-out reason) and return false instead of failing (`rebench main`). */
   emptyOk?: boolean;
 }
@@ -47,6 +49,7 @@ export function registerReport(program: Command, io: Io): void {
       .option("--budgets <list>", "total time budgets per environment, comma-separated", "2h,8h,32h")
       .option("--bootstrap <n>", "bootstrap replicates for the 95% intervals (0: none)", "1000")
       .option("--seed <s>", "bootstrap seed (same seed, same intervals)", "0")
+      .option("--exclude-flagged", "leave out the runs `rebench review` flagged (verdict suspicious or hack); without it they count and a warning names them")
       .option("--json", "print one JSON object: rows, allocations, usage, humanPercentiles, scoreOverTime, input")
       .option("--out <dir>", "write report.html, report.md, report.json and figures/*.{svg,png,json} to DIR")
       .addHelpText(
@@ -64,12 +67,17 @@ export async function runReport(options: ReportOptions, io: Io): Promise<boolean
   const budgets = parseBudgets(options.budgets);
   const bootstrap = integer(options.bootstrap, "--bootstrap", 0);
   const seed = integer(options.seed, "--seed", 0);
+  if (options.runsFile && options.excludeFlagged) {
+    throw new InvalidInputError("--exclude-flagged reads the reviews in the run store, and a runs file has none", {
+      hint: "review the runs in their store (`rebench review --db STORE`), then report from it: rebench report --db STORE --exclude-flagged",
+    });
+  }
   if (options.runsFile && options.db) {
     throw new InvalidInputError("give --runs-file or --db, not both", { hint: "a report reads one source of runs" });
   }
   const loaded: LoadedRuns = options.runsFile
     ? await loadRunsFile(options.runsFile, options.format)
-    : await withStore(options.db, loadStoreRuns, { readOnly: true });
+    : await withStore(options.db, (store) => loadStoreRuns(store, { excludeFlagged: options.excludeFlagged === true }), { readOnly: true });
   if (loaded.runs.length === 0 && options.emptyOk) {
     io.out(`no runs to compare in ${loaded.source}, so no report\n${loaded.notes.map((note) => `${note}\n`).join("")}`);
     return false;

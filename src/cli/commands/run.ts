@@ -32,6 +32,7 @@ import { formatDuration, formatNumber } from "../format.js";
 import { type Io, printJson } from "../io.js";
 import { noteUnnormalized } from "../normalization-notice.js";
 import { positiveInteger, positiveNumber } from "../number-options.js";
+import { reviewAfterRuns } from "../review-after-runs.js";
 import { dbOption, withStore } from "../store-option.js";
 import { formatTable } from "../table.js";
 
@@ -80,6 +81,7 @@ function table(runs: readonly RunSummary[]): string {
     { header: "WORKING", value: (r) => formatDuration(r.usage.workingSeconds), align: "right" },
     { header: "TOKENS", value: (r) => budgetTokens(r.usage), align: "right" },
     { header: "COST", value: (r) => `$${r.usage.costUsd.toFixed(4)}`, align: "right" },
+    { header: "REVIEW", value: (r) => r.review?.verdict ?? "-" },
   ]);
 }
 
@@ -182,9 +184,12 @@ export function registerRun(program: Command, io: Io): void {
     if (request.executor?.executor !== "slurm") await noteUnnormalized(io, name, request.variant);
     const shown = storeDisplay(db);
     request.storeShown = shown;
-    const runs = await withStore(db, (store) => runAgentBatch(store, request, options.json ? { ...io, out: io.err, interactive: false } : io));
+    const { runs, text: reviewText } = await withStore(db, async (store) => {
+      const batch = await runAgentBatch(store, request, options.json ? { ...io, out: io.err, interactive: false } : io);
+      return reviewAfterRuns(store, batch, io, shown);
+    });
     if (options.json) printJson(io, { batchId: runs[0]?.spec.batchId ?? null, db: shown, runs: runs.map((run) => runRecord(run)) });
-    else io.out(`\n${runsTable(runs)}store: ${shown} (\`rebench runs show ID\`, \`rebench report --db ${shown}\`)\n`);
+    else io.out(`\n${runsTable(runs)}${reviewText}store: ${shown} (\`rebench runs show ID\`, \`rebench report --db ${shown}\`)\n`);
     const failed = runs.filter((r) => r.state === "failed");
     const unfinished = runs.filter((r) => !isTerminal(r.state));
     if (unfinished.length > 0) {

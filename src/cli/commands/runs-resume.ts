@@ -16,6 +16,7 @@ import { warnContended } from "../contention-warning.js";
 import { slurmContext } from "../executor-options.js";
 import { type Io, printJson } from "../io.js";
 import { positiveInteger, positiveNumber } from "../number-options.js";
+import { reviewAfterRuns } from "../review-after-runs.js";
 import { dbOption, withStore } from "../store-option.js";
 import { RunsFailedError, runsTable } from "./run.js";
 
@@ -48,7 +49,7 @@ async function resume(options: ResumeOptions, io: Io): Promise<void> {
   const shown = storeDisplay(db);
   // As `rebench run --json`: progress goes to stderr, stdout holds the JSON alone.
   const shownIo: Io = options.json ? { ...io, out: io.err, interactive: false } : io;
-  const { report, resumed } = await withStore(
+  const { report, resumed, reviewText } = await withStore(
     db,
     async (store) => {
       let progress: BatchProgress | undefined;
@@ -83,7 +84,8 @@ async function resume(options: ResumeOptions, io: Io): Promise<void> {
         await progress?.stop();
         progress = undefined;
         await warnContended(shownIo, store, report.resumed);
-        return { report, resumed: report.resumed };
+        const reviewed = await reviewAfterRuns(store, report.resumed, io, shown);
+        return { report, resumed: reviewed.runs, reviewText: reviewed.text };
       } finally {
         await progress?.stop();
       }
@@ -97,7 +99,7 @@ async function resume(options: ResumeOptions, io: Io): Promise<void> {
     for (const { runId, why } of skipped) io.out(`skipped ${runId}: ${why}\n`);
     if (resumed.length === 0 && skipped.length === 0) io.out("no unfinished runs to resume\n");
     else {
-      if (resumed.length > 0) io.out(`\n${runsTable(resumed)}`);
+      if (resumed.length > 0) io.out(`\n${runsTable(resumed)}${reviewText}`);
       io.out(`resumed ${resumed.length} run(s), skipped ${skipped.length}; store: ${shown}\n`);
     }
   }

@@ -120,7 +120,7 @@ describe.skipIf(postgresSkip !== undefined)("PostgresRunStore", () => {
     );
     await sql(url, "INSERT INTO run_events VALUES ($1, 1, $2, 'run_created', $3)", [summary.id, summary.createdAt, JSON.stringify(event)]);
     const store = await PostgresRunStore.open(url);
-    expect(await store.getRun(summary.id)).toEqual({ ...summary, job: null, contendedScores: 0, usage: Usage.parse(summary.usage) }); // usage gains the token kinds, at 0
+    expect(await store.getRun(summary.id)).toEqual({ ...summary, job: null, contendedScores: 0, review: null, usage: Usage.parse(summary.usage) }); // usage gains the token kinds, at 0; review (added later) is null
     await store.append(summary.id, { type: "job_submitted", executor: "slurm", jobId: "42", request: [] });
     expect((await sql(url, "SELECT job_id FROM runs"))[0]).toEqual({ job_id: "42" });
     expect(await sql(url, "SELECT version FROM schema_migrations ORDER BY version")).toEqual(PG_MIGRATIONS.map((m) => ({ version: m.version })));

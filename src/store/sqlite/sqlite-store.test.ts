@@ -85,7 +85,7 @@ describe("SqliteRunStore", () => {
     db.prepare("INSERT INTO run_events VALUES (?, 1, ?, 'run_created', ?)").run(summary.id, summary.createdAt, JSON.stringify(event));
     db.close();
     const store = SqliteRunStore.open(file);
-    expect(await store.getRun(summary.id)).toEqual({ ...summary, job: null, contendedScores: 0, usage: Usage.parse(summary.usage) }); // usage gains the token kinds, at 0
+    expect(await store.getRun(summary.id)).toEqual({ ...summary, job: null, contendedScores: 0, review: null, usage: Usage.parse(summary.usage) }); // usage gains the token kinds, at 0; review (added later) is null
     await store.append(summary.id, { type: "job_submitted", executor: "slurm", jobId: "42", request: [] });
     await store.close();
     const raw = new Database(file);

@@ -5,7 +5,7 @@
  * terminal recording, and the trajectory (grouped by model turn, bookkeeping folded, filtered by kind). A failed
  * run says so at the top, with its error. A run in progress updates in place as its events arrive.
  */
-import type { AideNodeView, RunDetail, RunRow } from "../api-types.js";
+import type { AideNodeView, ReviewView, RunDetail, RunRow } from "../api-types.js";
 import { clear, h } from "./dom.js";
 import { amount, duration, ended, score, when } from "./format.js";
 import { scoreChart, scoreTable } from "./score-chart.js";
@@ -27,6 +27,7 @@ export async function runPage(root: HTMLElement, source: Source, id: string, cur
     clear(charts);
     head.appendChild(header(detail.row));
     if (detail.row.state === "failed") head.appendChild(failure(detail));
+    if (detail.review) head.appendChild(review(detail.review, (seq) => trajectory.reveal(seq)));
     overview.appendChild(summary(detail));
     overview.appendChild(budgets(detail));
     overview.appendChild(pauses(detail));
@@ -93,6 +94,48 @@ function header(row: RunRow): HTMLElement {
       row.scaffold ? ` · scaffold ${row.scaffold}` : "",
       ` · ${row.events} events`,
     ),
+  );
+}
+
+/** The latest review: its verdict, who reviewed, and each finding with links to the events it names. */
+function review(view: ReviewView, reveal: (seq: number) => void): HTMLElement {
+  const link = (seq: number) => h("button", { class: "event-link", "data-seq": String(seq), onclick: () => reveal(seq) }, `#${seq}`);
+  return h(
+    "section",
+    { class: `review review-${view.verdict}`, id: "run-review" },
+    h(
+      "p",
+      {},
+      h("strong", {}, "Review: "),
+      h("span", { class: `verdict verdict-${view.verdict}`, id: "review-verdict" }, view.verdict),
+      ` · ${view.rules}${view.monitor ? ` · monitor ${view.monitor}` : ""} · event `,
+      link(view.seq),
+    ),
+    view.findings.length === 0
+      ? h("p", { class: "note" }, "No signal fired.")
+      : h(
+          "ul",
+          { class: "findings" },
+          ...view.findings.map((f) =>
+            h(
+              "li",
+              { class: `finding finding-${f.severity}` },
+              h("span", { class: `verdict verdict-${f.severity}` }, f.severity),
+              " ",
+              h("code", {}, f.signal),
+              `: ${f.summary}`,
+              f.seqs.length > 0
+                ? h(
+                    "span",
+                    { class: "finding-events" },
+                    f.seqs.length === 1 ? " · event " : " · events ",
+                    ...f.seqs.flatMap((seq, i) => (i === 0 ? [link(seq)] : [" ", link(seq)])),
+                  )
+                : "",
+              f.excerpt ? h("pre", { class: "excerpt" }, f.excerpt) : "",
+            ),
+          ),
+        ),
   );
 }
 

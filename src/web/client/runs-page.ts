@@ -9,7 +9,7 @@ import { clear, h, keepTyping } from "./dom.js";
 import { duration, ended, score, when } from "./format.js";
 import type { Source } from "./source.js";
 
-const COLUMNS: { key: string; header: string; value: (r: RunRow) => string; numeric?: boolean }[] = [
+const COLUMNS: { key: string; header: string; value: (r: RunRow) => string; numeric?: boolean; unsorted?: boolean }[] = [
   { key: "created", header: "created", value: (r) => when(r.createdAt) },
   { key: "environment", header: "environment", value: (r) => r.environment },
   { key: "variant", header: "variant", value: (r) => (r.task === "main" ? r.variant : `${r.variant} · ${r.task}`) },
@@ -19,6 +19,7 @@ const COLUMNS: { key: string; header: string; value: (r: RunRow) => string; nume
   { key: "scores", header: "scores", value: (r) => `${r.validScores}/${r.scoreCalls}`, numeric: true },
   { key: "raw", header: "raw", value: (r) => (r.scoresWithheld ? "hidden" : score(r.rawScore ?? r.rawScoreSoFar, 4)), numeric: true },
   { key: "normalized", header: "normalized", value: (r) => (r.scoresWithheld ? "hidden" : score(r.normalizedScore)), numeric: true },
+  { key: "review", header: "review", value: (r) => r.review?.verdict ?? "-", unsorted: true },
 ];
 
 const STATES = ["queued", "starting", "running", "paused", "scoring", "finished", "failed", "moved"];
@@ -60,11 +61,13 @@ export async function runsPage(
       h(
         "th",
         { class: column.numeric ? "n" : "" },
-        h(
-          "button",
-          { class: "sort", "data-sort": column.key, onclick: () => set({ sort: column.key, desc: column.key === sort && !desc ? "1" : undefined }) },
-          column.header + arrow,
-        ),
+        column.unsorted
+          ? column.header
+          : h(
+              "button",
+              { class: "sort", "data-sort": column.key, onclick: () => set({ sort: column.key, desc: column.key === sort && !desc ? "1" : undefined }) },
+              column.header + arrow,
+            ),
       ),
     );
   }
@@ -75,7 +78,11 @@ export async function runsPage(
     clear(body);
     for (const run of rows) {
       const tr = h("tr", { class: `row-${run.state}` });
-      for (const column of COLUMNS) tr.appendChild(h("td", { class: column.numeric ? "n" : "" }, column.value(run)));
+      for (const column of COLUMNS) {
+        const text = column.value(run);
+        const kind = column.key === "review" && run.review ? ` verdict verdict-${run.review.verdict}` : "";
+        tr.appendChild(h("td", { class: `${column.numeric ? "n" : ""}${kind}`.trim() }, text));
+      }
       tr.appendChild(h("td", {}, h("a", { href: `#/run/${encodeURIComponent(run.runId)}`, class: "run-link" }, run.runId)));
       body.appendChild(tr);
     }

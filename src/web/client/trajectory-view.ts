@@ -28,7 +28,7 @@ export interface TrajectoryView {
 }
 
 /** The filter's kinds, in the order a reader meets them. */
-const KIND_ORDER: readonly ItemKind[] = ["generation", "action", "observation", "score", "pause", "note", "state", "time", "start", "end", "other"];
+const KIND_ORDER: readonly ItemKind[] = ["generation", "action", "observation", "score", "pause", "note", "state", "time", "start", "end", "review", "other"];
 /** Usual heights of drawn items, in pixels (a generation with its message and call, an output's preview). */
 const HEIGHTS: Partial<Record<ItemKind, number>> = { generation: 120, action: 70, observation: 150, score: 110 };
 const KIND_HINTS: Partial<Record<ItemKind, string>> = {
