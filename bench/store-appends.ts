@@ -4,7 +4,7 @@
  * event, rewrite the run's summary), SQLite and PostgreSQL, with 1, 16 and 64 concurrent writers, each a
  * process of its own with its own connection (as orchestrators on several hosts are), each appending to its
  * own run; and the most writers on one shared run (the worst case: every append races the others for the run).
- * Prints a table. Run: `npm run bench:store [-- --appends 1000 --writers 1,16,64]`. PostgreSQL is a throwaway server that the
+ * Prints a table. Run: `npm run bench:store [-- --appends 1000 --writers 1,16,64 --stores sqlite,postgres]`. PostgreSQL is a throwaway server that the
  * benchmark starts (scripts/throwaway-postgres; the postgresql package), with its default durability
  * (synchronous_commit on: every commit waits for its WAL flush); SQLite is one file in WAL mode with
  * synchronous=NORMAL (a commit does not wait for fsync), as rebench opens it.
@@ -19,7 +19,14 @@ import { formatTable } from "../src/cli/table.js";
 import { openStore } from "../src/store/index.js";
 import { sampleSpec } from "../src/store/store.contract.js";
 
-const { values } = parseArgs({ options: { appends: { type: "string", default: "1000" }, writers: { type: "string", default: "1,16,64" } } });
+const { values } = parseArgs({
+  options: {
+    appends: { type: "string", default: "1000" },
+    writers: { type: "string", default: "1,16,64" },
+    stores: { type: "string", default: "sqlite,postgres" },
+  },
+});
+const stores = new Set(values.stores.split(","));
 const perWriter = Number(values.appends);
 const writerCounts = values.writers.split(",").map(Number);
 const repo = fileURLToPath(new URL("../", import.meta.url));
@@ -83,13 +90,13 @@ const pgDir = mkdtempSync(path.join(os.tmpdir(), "rebench-bench-pg-"));
 const pgUrl = execFileSync(path.join(repo, "scripts/throwaway-postgres"), ["start", pgDir], { encoding: "utf8" }).trim().split("\n").at(-1)!;
 try {
   for (const writers of writerCounts) {
-    rows.push(await measure("sqlite", path.join(work, `bench-${writers}.db`), writers, false));
-    rows.push(await measure("postgres", pgUrl, writers, false));
+    if (stores.has("sqlite")) rows.push(await measure("sqlite", path.join(work, `bench-${writers}.db`), writers, false));
+    if (stores.has("postgres")) rows.push(await measure("postgres", pgUrl, writers, false));
   }
   const most = Math.max(...writerCounts);
   if (most > 1) {
-    rows.push(await measure("sqlite", path.join(work, "bench-shared.db"), most, true));
-    rows.push(await measure("postgres", pgUrl, most, true));
+    if (stores.has("sqlite")) rows.push(await measure("sqlite", path.join(work, "bench-shared.db"), most, true));
+    if (stores.has("postgres")) rows.push(await measure("postgres", pgUrl, most, true));
   }
 } finally {
   execFileSync(path.join(repo, "scripts/throwaway-postgres"), ["stop", pgDir]);
