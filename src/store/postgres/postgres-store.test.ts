@@ -124,7 +124,7 @@ describe.skipIf(postgresSkip !== undefined)("PostgresRunStore", () => {
     await store.append(summary.id, { type: "job_submitted", executor: "slurm", jobId: "42", request: [] });
     expect((await sql(url, "SELECT job_id FROM runs"))[0]).toEqual({ job_id: "42" });
     expect(await sql(url, "SELECT version FROM schema_migrations ORDER BY version")).toEqual(PG_MIGRATIONS.map((m) => ({ version: m.version })));
-    expect(PG_MIGRATIONS.at(-1)?.version).toBe(3);
+    expect(PG_MIGRATIONS.at(-1)?.version).toBe(4);
     await store.close();
   });
 

@@ -75,4 +75,12 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX runs_by_job ON runs (job_id);
     `,
   },
+  {
+    // Older rebench cannot read review events, so it refuses the store (a newer schema) instead of failing on them.
+    version: 4,
+    name: "runs carry their reviews (events v4: review); the runs list sorted by last update uses an index",
+    sql: `
+      CREATE INDEX runs_by_updated ON runs (updated_at, id);
+    `,
+  },
 ];

@@ -91,7 +91,7 @@ describe("SqliteRunStore", () => {
     const raw = new Database(file);
     expect(raw.prepare("SELECT job_id FROM runs").get()).toEqual({ job_id: "42" });
     expect(raw.prepare("SELECT version FROM schema_migrations ORDER BY version").all()).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
-    expect(MIGRATIONS.at(-1)?.version).toBe(3);
+    expect(MIGRATIONS.at(-1)?.version).toBe(4);
     raw.close();
   });
 
