@@ -4,7 +4,7 @@
  * store of many runs, appended through the store's own API as an orchestrator would: for the viewer's
  * benchmark (bench/viewer.ts) and its browser tests. Deterministic: the same options give the same events.
  */
-import type { RunId, RunSpecInput } from "../../src/core/index.js";
+import type { NewRunEvent, RunId, RunSpecInput } from "../../src/core/index.js";
 import type { RunStore } from "../../src/store/index.js";
 
 export const LARGE_SPEC: RunSpecInput = {
@@ -120,34 +120,44 @@ export async function generateLargeRun(store: RunStore, options: LargeRunOptions
   return run.id;
 }
 
-/** Append `count` small finished runs across environments, participants and states (for the runs list). */
-export async function generateManyRuns(store: RunStore, count: number): Promise<void> {
+/**
+ * Append `count` small runs across environments, participants and states (for the runs list): a tenth queued,
+ * a tenth running, the rest finished, each finished one with two score log entries (so reports have curves).
+ * Each run is two writes (created, then its other events at once). `onProgress` hears every 1,000th run.
+ */
+export async function generateManyRuns(store: RunStore, count: number, onProgress?: (done: number) => void): Promise<void> {
   const environments = ["optimize_kernel", "fix_embedding", "scaling_law", "rust_codecontests"] as const;
   const start = Date.parse("2026-10-01T00:00:00.000Z");
   for (let i = 0; i < count; i++) {
+    if (onProgress && i % 1000 === 0) onProgress(i);
     const spec: RunSpecInput = {
       ...LARGE_SPEC,
       environment: environments[i % 4]!,
       participant: { kind: "agent", alias: `model-${i % 13}`, scaffold: "modular" },
     };
-    const run = await store.createRun(spec, { ts: new Date(start + i * 60_000).toISOString() });
+    const at = (seconds: number) => new Date(start + i * 60_000 + seconds * 1000).toISOString();
+    const run = await store.createRun(spec, { ts: at(0) });
     if (i % 10 === 0) continue; // queued
-    await store.append(run.id, { type: "state_changed", to: "running", ts: new Date(start + i * 60_000 + 1000).toISOString() });
-    await store.append(run.id, {
-      type: "time_reported",
-      ts: new Date(start + i * 60_000 + 2000).toISOString(),
-      wallSeconds: 100 + (i % 97),
-      workingSeconds: 90 + (i % 89),
-      pausedSeconds: 10,
-    });
-    if (i % 10 === 1) continue; // running
-    const raw = 1 + ((i * 37) % 100) / 100;
-    await store.append(run.id, {
-      type: "run_finished",
-      ts: new Date(start + i * 60_000 + 3000).toISOString(),
-      stopReason: "submitted",
-      finalRaw: raw,
-      normalized: 2 - raw,
-    });
+    const events: NewRunEvent[] = [
+      { type: "state_changed", to: "running", ts: at(1) },
+      { type: "time_reported", ts: at(2), wallSeconds: 100 + (i % 97), workingSeconds: 90 + (i % 89), pausedSeconds: 10 },
+    ];
+    if (i % 10 !== 1) {
+      // finished (the rest are running)
+      const raw = 1 + ((i * 37) % 100) / 100;
+      const entry = (value: number, elapsedSeconds: number) => ({
+        timestamp: at(elapsedSeconds),
+        elapsedSeconds,
+        outcome: { kind: "scored" as const, value },
+        message: { score: value },
+        details: {},
+      });
+      events.push(
+        { type: "score_logged", ts: at(3), trigger: "action", entry: entry(Math.min(2, raw + 0.5), 30) },
+        { type: "score_logged", ts: at(4), trigger: "submit", entry: entry(raw, 60) },
+        { type: "run_finished", ts: at(5), stopReason: "submitted", finalRaw: raw, normalized: 2 - raw },
+      );
+    }
+    await store.appendMany(run.id, events);
   }
 }
