@@ -25,8 +25,10 @@ export async function storedAnalysisRuns(store: RunStore): Promise<{ pairs: { ru
   const { analysisRunFromStore } = await import("../analysis/analysis-run-from-store.js"); // its helpers load zod
   const pairs: { run: AnalysisRun; summary: RunSummary }[] = [];
   const skipped: Record<string, number> = {};
-  for (const summary of await store.listRuns()) {
-    const log = summary.state === "finished" ? await store.scoreLog(summary.id) : [];
+  const summaries = await store.listRuns();
+  const logs = await store.scoreLogs(summaries.filter((s) => s.state === "finished").map((s) => s.id));
+  for (const summary of summaries) {
+    const log = logs.get(summary.id) ?? [];
     const result = analysisRunFromStore(summary, log);
     if (result.kind === "run") pairs.push({ run: result.run, summary });
     else skipped[result.reason] = (skipped[result.reason] ?? 0) + 1;

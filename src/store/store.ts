@@ -115,5 +115,7 @@ export interface RunStore {
   eventTypes(runId: RunId): Promise<RunEventType[]>;
   /** The run's score log, in order. */
   scoreLog(runId: RunId): Promise<ScoreLogEntry[]>;
+  /** The score logs of many runs at once (a report, a comparison): one query, not one a run. Unknown ids get none. */
+  scoreLogs(runIds: readonly RunId[]): Promise<Map<RunId, ScoreLogEntry[]>>;
   close(): Promise<void>;
 }

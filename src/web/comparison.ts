@@ -46,6 +46,7 @@ export async function comparison(store: RunStore, filters: ComparisonFilters, op
   const skipped: Record<string, number> = {};
   const skip = (reason: string) => (skipped[reason] = (skipped[reason] ?? 0) + 1);
   const tasks = new Set<string>();
+  const logs = await store.scoreLogs(summaries.map((s) => s.id));
   for (const summary of summaries) {
     if (options.publish && scoresHidden(summary.spec)) {
       skip("its task hides score values (left out of a published copy)");
@@ -53,7 +54,7 @@ export async function comparison(store: RunStore, filters: ComparisonFilters, op
     }
     tasks.add(summary.spec.task);
     if (filters.task && summary.spec.task !== filters.task) continue;
-    const result = analysisRunFromStore(summary, await store.scoreLog(summary.id));
+    const result = analysisRunFromStore(summary, logs.get(summary.id) ?? []);
     if (result.kind === "run") runs.push(result.run);
     else skip(result.reason);
   }

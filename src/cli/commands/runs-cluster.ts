@@ -47,6 +47,7 @@ function writesUntil(store: RunStore, stopped: () => boolean, stillRunning: () =
     searchEvents: (runId, text, options) => store.searchEvents(runId, text, options),
     eventTypes: (runId) => store.eventTypes(runId),
     scoreLog: (runId) => store.scoreLog(runId),
+    scoreLogs: (runIds) => store.scoreLogs(runIds),
     close: () => store.close(),
   };
 }

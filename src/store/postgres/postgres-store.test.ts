@@ -6,7 +6,7 @@ import { describe, expect, test, vi } from "vitest";
 import { REPO_ROOT } from "../../../test/helpers/cli.js";
 import { freshDatabase, postgresSkip, sql } from "../../../test/helpers/postgres.js";
 import { ConflictError, InfrastructureError, Usage } from "../../core/index.js";
-import { appendManyContract } from "../append-many.contract.js";
+import { bulkStoreContract } from "../bulk.contract.js";
 import { redactUrl } from "../redact-url.js";
 import { runStoreContract, sampleSpec, schemaOneRun } from "../store.contract.js";
 import { PG_MIGRATIONS } from "./migrations.js";
@@ -24,8 +24,8 @@ const scoreEntry = (value: number) => ({
 
 describe.skipIf(postgresSkip !== undefined)("PostgresRunStore", () => {
   runStoreContract("postgres", async () => PostgresRunStore.open(await freshDatabase()));
-  appendManyContract("postgres", async () => PostgresRunStore.open(await freshDatabase()));
-  appendManyContract("postgres, every append under the row lock", async () => PostgresRunStore.open(await freshDatabase(), { optimisticTries: 0 }));
+  bulkStoreContract("postgres", async () => PostgresRunStore.open(await freshDatabase()));
+  bulkStoreContract("postgres, every append under the row lock", async () => PostgresRunStore.open(await freshDatabase(), { optimisticTries: 0 }));
 
   test("an append is one statement to the server once the process knows the run", async () => {
     const store = await PostgresRunStore.open(await freshDatabase());

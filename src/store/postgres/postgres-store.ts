@@ -72,6 +72,9 @@ const APPEND_SQL = `
   SELECT updated.id, e.seq, e.ts, e.type, e.payload
   FROM updated, unnest($12::integer[], $13::text[], $14::text[], $15::text[]) AS e (seq, ts, type, payload)`;
 
+/** Runs whose score logs one query of `scoreLogs` reads at a time. */
+const SCORE_LOG_RUNS = 5000;
+
 /** Appends of a run that take its row lock straight away once one found another writer's events first. */
 const CONTENDED_APPENDS = 16;
 
@@ -358,6 +361,24 @@ export class PostgresRunStore implements RunStore {
   async scoreLog(runId: RunId): Promise<ScoreLogEntry[]> {
     const events = await this.events(runId, { types: ["score_logged"] });
     return events.flatMap(({ event }) => (event.type === "score_logged" ? [event.entry] : []));
+  }
+
+  async scoreLogs(runIds: readonly RunId[]): Promise<Map<RunId, ScoreLogEntry[]>> {
+    const logs = new Map<RunId, ScoreLogEntry[]>(runIds.map((id) => [id, []]));
+    const ids = [...logs.keys()];
+    for (let i = 0; i < ids.length; i += SCORE_LOG_RUNS) {
+      const { rows } = await this.#query((client) =>
+        client.query<{ run_id: string; payload: string }>(
+          `SELECT run_id, payload FROM run_events WHERE run_id = ANY($1) AND type = 'score_logged' ORDER BY run_id, seq`,
+          [ids.slice(i, i + SCORE_LOG_RUNS)],
+        ),
+      );
+      for (const row of rows) {
+        const event = RunEvent.parse(JSON.parse(row.payload));
+        if (event.type === "score_logged") logs.get(row.run_id)?.push(event.entry);
+      }
+    }
+    return logs;
   }
 
   async close(): Promise<void> {

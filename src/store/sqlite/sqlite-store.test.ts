@@ -5,7 +5,7 @@ import { describe, expect, test } from "vitest";
 import { finished, node } from "../../../test/helpers/child.js";
 import { tempDir } from "../../../test/helpers/tmp.js";
 import { Usage } from "../../core/index.js";
-import { appendManyContract } from "../append-many.contract.js";
+import { bulkStoreContract } from "../bulk.contract.js";
 import { runStoreContract, sampleSpec, schemaOneRun } from "../store.contract.js";
 import { MIGRATIONS } from "./migrations.js";
 import { SqliteRunStore } from "./sqlite-store.js";
@@ -13,7 +13,7 @@ import { SqliteRunStore } from "./sqlite-store.js";
 const dir = tempDir();
 let n = 0;
 runStoreContract("sqlite", async () => SqliteRunStore.open(path.join(dir, `contract-${n++}.db`)));
-appendManyContract("sqlite", async () => SqliteRunStore.open(path.join(dir, `contract-${n++}.db`)));
+bulkStoreContract("sqlite", async () => SqliteRunStore.open(path.join(dir, `contract-${n++}.db`)));
 
 describe("SqliteRunStore", () => {
   test("processes that open a new store file at once migrate it once", { timeout: 120_000 }, async () => {

@@ -275,6 +275,22 @@ export class SqliteRunStore implements RunStore {
     return events.flatMap(({ event }) => (event.type === "score_logged" ? [event.entry] : []));
   }
 
+  async scoreLogs(runIds: readonly RunId[]): Promise<Map<RunId, ScoreLogEntry[]>> {
+    const logs = new Map<RunId, ScoreLogEntry[]>(runIds.map((id) => [id, []]));
+    if (runIds.length === 0) return logs;
+    const rows = this.#db
+      .prepare(
+        `SELECT run_id, payload FROM run_events WHERE run_id IN (SELECT value FROM json_each(?)) AND type = 'score_logged'
+         ORDER BY run_id, seq`,
+      )
+      .all(JSON.stringify([...logs.keys()])) as { run_id: string; payload: string }[];
+    for (const row of rows) {
+      const event = RunEvent.parse(JSON.parse(row.payload));
+      if (event.type === "score_logged") logs.get(row.run_id)?.push(event.entry);
+    }
+    return logs;
+  }
+
   async close(): Promise<void> {
     if (this.#db.open) this.#db.close();
   }

@@ -1,7 +1,7 @@
 /**
  * @module
  * The contract of `RunStore.appendMany` (several events of one run in one transaction), beside the
- * store contract (`store.contract.ts`): each store implementation's test file calls `appendManyContract`.
+ * store contract (`store.contract.ts`): each store implementation's test file calls `bulkStoreContract`.
  */
 import { describe, expect, test } from "vitest";
 import type { NewRunEvent } from "../core/index.js";
@@ -10,8 +10,8 @@ import type { RunStore } from "./store.js";
 
 const note = (message: string): NewRunEvent => ({ type: "note", message });
 
-export function appendManyContract(name: string, open: () => Promise<RunStore>): void {
-  describe(`RunStore.appendMany contract: ${name}`, () => {
+export function bulkStoreContract(name: string, open: () => Promise<RunStore>): void {
+  describe(`RunStore bulk contract: ${name}`, () => {
     test("numbers the events in order, folds each into the summary, and writes them as appends would", async () => {
       const store = await open();
       const batched = await store.createRun(sampleSpec);
@@ -48,6 +48,32 @@ export function appendManyContract(name: string, open: () => Promise<RunStore>):
       expect((await store.getRun(run.id)).lastSeq).toBe(1);
       expect((await store.events(run.id)).map((e) => e.event.type)).toEqual(["run_created"]);
       await expect(store.appendMany("r00000000nope", [note("x")])).rejects.toThrow(/no run/);
+      await store.close();
+    });
+
+    test("scoreLogs() reads many runs' score logs at once, each in order, as scoreLog() does", async () => {
+      const store = await open();
+      const entry = (value: number | null, elapsedSeconds: number) => ({
+        timestamp: new Date(Date.UTC(2026, 11, 7, 12, 0, elapsedSeconds)).toISOString(),
+        elapsedSeconds,
+        outcome: value === null ? { kind: "invalid" as const, reason: "wrong" } : { kind: "scored" as const, value },
+        message: {},
+        details: { kept: elapsedSeconds },
+      });
+      const a = await store.createRun(sampleSpec);
+      const b = await store.createRun(sampleSpec);
+      const none = await store.createRun(sampleSpec);
+      await store.append(a.id, { type: "score_logged", trigger: "start", entry: entry(2, 1) });
+      await store.append(b.id, { type: "score_logged", trigger: "action", entry: entry(null, 2) });
+      await store.appendMany(a.id, [note("between"), { type: "score_logged", trigger: "submit", entry: entry(1.5, 3) }]);
+      await store.append(b.id, { type: "score_logged", trigger: "action", entry: entry(1.25, 4) });
+      const logs = await store.scoreLogs([b.id, a.id, none.id, "r00000000nope"]);
+      expect([...logs.keys()]).toEqual([b.id, a.id, none.id, "r00000000nope"]);
+      for (const run of [a, b, none]) expect(logs.get(run.id)).toEqual(await store.scoreLog(run.id));
+      expect(logs.get(a.id)?.map((e) => e.elapsedSeconds)).toEqual([1, 3]);
+      expect(logs.get(none.id)).toEqual([]);
+      expect(logs.get("r00000000nope")).toEqual([]);
+      expect((await store.scoreLogs([])).size).toBe(0);
       await store.close();
     });
 
