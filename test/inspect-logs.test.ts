@@ -34,6 +34,9 @@ describe("rebench runs export --format inspect", () => {
     expect(result.stderr).toMatch(/wrote 9 Inspect log\(s\) of 13 run\(s\)/);
     const files = readdirSync(out).filter((f) => f.endsWith(".eval"));
     expect(files).toHaveLength(9);
+    // listing.json: what Inspect's viewer lists before it opens a log, so the folder can be served as it is.
+    const listing = JSON.parse(readFileSync(path.join(out, "listing.json"), "utf8"));
+    expect(Object.keys(listing).sort()).toEqual([...files].sort());
     const logs = files.map((f) => checkEval(path.join(out, f)));
     const kernelA = logs.find((l) => l.header.eval.task === "optimize_kernel" && l.header.eval.model === "agent-a-model")!;
     expect(kernelA.samples.map((s) => s.epoch)).toEqual([1, 2, 3, 4]);
@@ -60,7 +63,7 @@ describe("rebench runs export --format inspect", () => {
     const out = path.join(dir, "json");
     const result = await rebench("runs", "export", "--db", db, "--format", "inspect", "--json-log", "--out", out, "--environment", "optimize_kernel");
     expect(result.code, result.stderr).toBe(0);
-    const files = readdirSync(out);
+    const files = readdirSync(out).filter((f) => f !== "listing.json");
     expect(files.every((f) => f.endsWith(".json"))).toBe(true);
     expect(files).toHaveLength(3); // agent-a, agent-b, alice
     for (const f of files) {

@@ -79,7 +79,7 @@ async function loadInspectLogs(file: string): Promise<LoadedRuns> {
   try {
     names = (await stat(file)).isDirectory()
       ? (await readdir(file))
-          .filter((n) => n.endsWith(".eval") || n.endsWith(".json"))
+          .filter((n) => (n.endsWith(".eval") || n.endsWith(".json")) && n !== "listing.json")
           .sort(compareText)
           .map((n) => path.join(file, n))
       : [file];

@@ -8,7 +8,7 @@
  * protected reference's code) unless `includeHidden`. docs/inspect-logs.md is the mapping.
  */
 import { createHash } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { compareText, type RunSummary, type StoredEvent } from "../core/index.js";
 import {
@@ -202,8 +202,8 @@ export function inspectHeader(
       },
     },
     scorers: [
-      { name: RAW_SCORER, options: { aggregation: spec.aggregation, direction: spec.direction }, metrics: null, metadata: null },
       { name: NORMALIZED_SCORER, options: null, metrics: null, metadata: null },
+      { name: RAW_SCORER, options: { aggregation: spec.aggregation, direction: spec.direction }, metrics: null, metadata: null },
     ],
     metrics: null,
   };
@@ -296,16 +296,54 @@ export function inspectLogBytes(log: InspectLogParts, json: boolean): Buffer {
   );
 }
 
-/** Write the logs into `dir` (created); the files written. */
+/**
+ * A log's entry in `listing.json`: what Inspect's viewer lists before it opens a log (its LogPreview), so
+ * the folder can be served as it is to the viewer's static build (`inspect view bundle` writes the same).
+ */
+function logPreview(header: EvalLogHeader) {
+  const primary = header.results?.scores[0];
+  const metric = primary ? Object.values(primary.metrics)[0] : undefined;
+  return {
+    eval_id: header.eval.eval_id,
+    run_id: header.eval.run_id,
+    task: header.eval.task,
+    task_id: header.eval.task_id,
+    task_version: header.eval.task_version,
+    version: header.version,
+    status: header.status,
+    error: header.error,
+    model: header.eval.model,
+    started_at: header.stats.started_at,
+    completed_at: header.stats.completed_at,
+    ...(metric ? { primary_metric: { ...metric, name: `${primary!.name}/${metric.name}` } } : {}),
+  };
+}
+
+/** The name of the folder's listing for Inspect's viewer; not a log (`rebench report` skips it). */
+export const LISTING = "listing.json";
+
+/**
+ * Write the logs into `dir` (created) with `listing.json` (the logs already there and these); the files
+ * written.
+ */
 export async function exportInspectLogs(store: RunStore, dir: string, options: InspectExportOptions = {}): Promise<InspectExportFile[]> {
   const logs = await inspectLogs(store, options);
   await mkdir(dir, { recursive: true });
   const files: InspectExportFile[] = [];
+  let listing: Record<string, unknown> = {};
+  try {
+    listing = JSON.parse(await readFile(path.join(dir, LISTING), "utf8")) as Record<string, unknown>;
+  } catch {
+    // none yet (or not ours): written anew
+  }
   for (const log of logs) {
-    const file = path.join(dir, `${log.name}${options.json ? ".json" : ".eval"}`);
+    const name = `${log.name}${options.json ? ".json" : ".eval"}`;
+    const file = path.join(dir, name);
     const bytes = inspectLogBytes(log, Boolean(options.json));
     await writeFile(file, bytes);
+    listing[name] = logPreview(log.header);
     files.push({ file, runs: log.samples.length, bytes: bytes.length });
   }
+  await writeFile(path.join(dir, LISTING), JSON.stringify(listing, null, 2));
   return files;
 }

@@ -24,8 +24,11 @@ import {
 } from "../core/inspect-log.js";
 import { scoreMessageText } from "./score-message-text.js";
 
-/** Texts longer than this many characters are stored once in the sample's attachments. Default of Inspect's own logs: large content is attached. */
-export const ATTACH_CHARS = 10_000;
+/**
+ * Texts longer than this many characters are stored once in the sample's attachments (a tool's output is
+ * both a tool message and a tool event: attached, it is stored once), as Inspect's own logs do.
+ */
+export const ATTACH_CHARS = 1_000;
 
 /** The scorer names of a rebench sample: the final raw score and the normalized one. */
 export const RAW_SCORER = "rebench_raw";
@@ -294,6 +297,7 @@ export function inspectSample(input: SampleInput): EvalSample {
         const message = scoreMessageText(entry.message, "\n");
         out.push({
           ...at,
+          working_start: entry.elapsedSeconds,
           event: "score",
           score: {
             history: [],
@@ -361,7 +365,7 @@ export function inspectSample(input: SampleInput): EvalSample {
       aggregation: spec.aggregation,
       direction: spec.direction,
     };
-    scores[RAW_SCORER] = {
+    const raw: Score = {
       history: [],
       value: summary.finalRaw,
       answer: null,
@@ -378,6 +382,7 @@ export function inspectSample(input: SampleInput): EvalSample {
         metadata: meta,
       };
     }
+    scores[RAW_SCORER] = raw;
   }
   return {
     id: spec.task,
