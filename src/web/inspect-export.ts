@@ -23,6 +23,7 @@ import {
 } from "../core/inspect-log.js";
 import { writeZip } from "../core/zip.js";
 import type { RunFilter, RunStore } from "../store/index.js";
+import { addUsage } from "./inspect-model-output.js";
 import { inspectModel, inspectSample, NORMALIZED_SCORER, RAW_SCORER, sampleSummary } from "./inspect-sample.js";
 import { publicEvent, publicSummary, scoresHidden } from "./publish.js";
 import { recordingView } from "./recording.js";
@@ -72,22 +73,7 @@ function unique<T>(values: readonly (T | null | undefined)[]): T[] {
 
 function sumUsage(samples: readonly EvalSample[]): Record<string, ModelUsage> {
   const out: Record<string, ModelUsage> = {};
-  for (const s of samples) {
-    for (const [model, u] of Object.entries(s.model_usage)) {
-      const a = out[model];
-      const add = (x: number | null, y: number | null) => (x === null && y === null ? null : (x ?? 0) + (y ?? 0));
-      out[model] = a
-        ? {
-            input_tokens: a.input_tokens + u.input_tokens,
-            output_tokens: a.output_tokens + u.output_tokens,
-            total_tokens: a.total_tokens + u.total_tokens,
-            input_tokens_cache_write: add(a.input_tokens_cache_write, u.input_tokens_cache_write),
-            input_tokens_cache_read: add(a.input_tokens_cache_read, u.input_tokens_cache_read),
-            reasoning_tokens: add(a.reasoning_tokens, u.reasoning_tokens),
-          }
-        : { ...u };
-    }
-  }
+  for (const s of samples) for (const [model, u] of Object.entries(s.model_usage)) out[model] = addUsage(out[model], u);
   return out;
 }
 

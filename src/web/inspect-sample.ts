@@ -22,6 +22,7 @@ import {
   type ModelUsage,
   type Score,
 } from "../core/inspect-log.js";
+import { addUsage, modelOutput } from "./inspect-model-output.js";
 import { scoreMessageText } from "./score-message-text.js";
 
 /**
@@ -65,39 +66,6 @@ function record(value: unknown): Record<string, unknown> {
 
 const base = (ts: string, working: number) => ({ uuid: null, span_id: null, timestamp: ts, working_start: working, metadata: null, pending: null });
 
-function usageOf(e: Extract<RunEvent, { type: "generation" }>): ModelUsage {
-  const cacheRead = e.cacheReadTokens ?? 0;
-  const cacheWrite = e.cacheWriteTokens ?? 0;
-  return {
-    input_tokens: e.inputTokens,
-    output_tokens: e.outputTokens,
-    total_tokens: e.inputTokens + cacheRead + cacheWrite + e.outputTokens,
-    input_tokens_cache_write: e.cacheWriteTokens ?? null,
-    input_tokens_cache_read: e.cacheReadTokens ?? null,
-    reasoning_tokens: e.reasoningTokens ?? null,
-  };
-}
-
-function addUsage(a: ModelUsage | undefined, b: ModelUsage): ModelUsage {
-  if (!a) return { ...b };
-  const sum = (x: number | null, y: number | null) => (x === null && y === null ? null : (x ?? 0) + (y ?? 0));
-  return {
-    input_tokens: a.input_tokens + b.input_tokens,
-    output_tokens: a.output_tokens + b.output_tokens,
-    total_tokens: a.total_tokens + b.total_tokens,
-    input_tokens_cache_write: sum(a.input_tokens_cache_write, b.input_tokens_cache_write),
-    input_tokens_cache_read: sum(a.input_tokens_cache_read, b.input_tokens_cache_read),
-    reasoning_tokens: sum(a.reasoning_tokens, b.reasoning_tokens),
-  };
-}
-
-const STOP_REASON: Record<string, ModelOutput["choices"][number]["stop_reason"]> = {
-  stop: "stop",
-  length: "max_tokens",
-  tool_calls: "tool_calls",
-  content_filter: "content_filter",
-};
-
 /** The text of a tool's observation: a command's output (stdout, then stderr), an error, or the JSON. */
 function observationText(output: unknown): string {
   const o = record(output);
@@ -136,7 +104,6 @@ export function inspectSample(input: SampleInput): EvalSample {
   const observations = new Map<string, Extract<RunEvent, { type: "observation" }> & { ts: string }>();
   for (const { event } of events) if (event.type === "observation") observations.set(event.actionId, event);
   const pendingCalls: string[] = [];
-  const toolIds = new Map<string, string>();
   let lastOutput: ModelOutput | undefined;
   let working = 0;
   let lastTs: number | undefined;
@@ -169,58 +136,11 @@ export function inspectSample(input: SampleInput): EvalSample {
         });
         break;
       case "generation": {
-        const usage = usageOf(event);
-        const name = event.model.replace(":", "/");
-        modelUsage[name] = addUsage(modelUsage[name], usage);
+        const output = modelOutput(event, seq, attach);
+        const name = output.model;
+        modelUsage[name] = addUsage(modelUsage[name], output.usage!);
         const content = record(event.content);
-        const choices = Array.isArray(content.choices) ? content.choices.map(record) : [];
-        const outChoices = choices.map((choice) => {
-          const message = record(choice.message);
-          const calls = Array.isArray(message.toolCalls) ? message.toolCalls.map(record) : [];
-          const reasoning = Array.isArray(message.reasoning) ? message.reasoning.map(record) : [];
-          const text = typeof message.content === "string" ? message.content : "";
-          const parts = [
-            ...reasoning.map((r) => ({
-              internal: null,
-              type: "reasoning" as const,
-              reasoning: attach(String(r.text ?? "")),
-              summary: null,
-              signature: null,
-              redacted: r.text === "",
-            })),
-            ...(text ? [{ internal: null, type: "text" as const, text: attach(text), refusal: null, citations: null }] : []),
-          ];
-          const assistant = {
-            id: null,
-            content: reasoning.length > 0 ? parts : attach(text),
-            source: "generate" as const,
-            metadata: null,
-            role: "assistant" as const,
-            tool_calls:
-              calls.length > 0
-                ? calls.map((c) => ({
-                    id: String(c.id),
-                    function: String(c.name),
-                    arguments: record(c.arguments),
-                    parse_error: typeof c.argumentsError === "string" ? c.argumentsError : null,
-                    view: null,
-                    type: "function",
-                  }))
-                : null,
-            model: name,
-          };
-          return { message: assistant, stop_reason: STOP_REASON[String(choice.finishReason)] ?? "unknown", logprobs: null };
-        });
-        const first = outChoices[0];
-        const output: ModelOutput = {
-          model: name,
-          choices: outChoices,
-          completion: first && typeof first.message.content === "string" ? first.message.content : "",
-          usage,
-          time: event.durationMs === undefined ? null : event.durationMs / 1000,
-          metadata: { costUsd: event.costUsd, ...(event.costByKind ? { costByKind: event.costByKind } : {}), seq },
-          error: null,
-        };
+        const first = output.choices[0];
         lastOutput = output;
         if (first) {
           messages.push(first.message);
@@ -261,7 +181,6 @@ export function inspectSample(input: SampleInput): EvalSample {
             model,
           });
         }
-        toolIds.set(event.actionId, id);
         const observation = observations.get(event.actionId);
         const text = observation ? attach(observationText(observation.output)) : "";
         const err = observation ? toolError(observation.output) : null;
