@@ -137,6 +137,44 @@ describe("rebench runs export --format inspect", () => {
     expect(JSON.parse(result.stdout).input.source).toMatch(/Inspect logs: 1 log\(s\), 2 sample\(s\)/);
   });
 
+  test("a failed run is a sample with its error, and its log's status is error", async () => {
+    const failedDb = path.join(dir, "failed.db");
+    const store = SqliteRunStore.open(failedDb);
+    const run = await store.createRun({
+      participant: { kind: "agent", alias: "agent-f", scaffold: "modular", model: "openai:gpt-x" },
+      environment: "optimize_kernel",
+      variant: "mini",
+      task: "main",
+      limits: { workingSeconds: 600, tokens: 1000 },
+      timeLimitSeconds: 600,
+      direction: "min",
+      aggregation: "min",
+    });
+    await store.append(run.id, { type: "state_changed", to: "running" });
+    await store.append(run.id, { type: "pause_started", reason: "model_retry" });
+    await store.append(run.id, { type: "pause_ended", reason: "model_retry" });
+    await store.append(run.id, { type: "run_failed", error: "the sandbox's disk filled up" });
+    await store.close();
+    const out = path.join(dir, "failed");
+    const result = await rebench("runs", "export", "--db", failedDb, "--format", "inspect", "--out", out);
+    expect(result.code, result.stderr).toBe(0);
+    const [file] = readdirSync(out).filter((f) => f.endsWith(".eval"));
+    const { header, samples, summaries } = checkEval(path.join(out, file!));
+    expect(header.status).toBe("error");
+    expect(header.error?.message).toContain("the sandbox's disk filled up");
+    expect(header.eval.config.token_limit).toBe(1000);
+    expect(header.eval.model).toBe("openai/gpt-x");
+    expect(samples[0]!.error?.message).toBe("the sandbox's disk filled up");
+    expect(samples[0]!.events.map((e) => e.event)).toEqual(["sample_init", "info", "info", "info", "error"]);
+    expect(samples[0]!.events.filter((e) => e.event === "info").map((e) => (e.event === "info" ? e.data : null))).toEqual([
+      expect.objectContaining({ type: "state_changed", to: "running" }),
+      { pause: "started", reason: "model_retry" },
+      { pause: "ended", reason: "model_retry" },
+    ]);
+    expect(samples[0]!.scores).toBeNull();
+    expect(summaries[0]).toMatchObject({ error: "the sandbox's disk filled up", completed: false });
+  });
+
   test("a file that is not an Inspect log is refused with what to pass", async () => {
     const bad = path.join(dir, "bad.eval");
     writeFileSync(bad, "not a zip");
