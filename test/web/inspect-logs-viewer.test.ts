@@ -181,6 +181,29 @@ describe("Inspect logs of real runs", () => {
       await expect.poll(() => page.getByText(String(normalized).slice(0, 5), { exact: false }).count(), { timeout: 30_000 }).toBeGreaterThan(0);
     });
 
+    test("opens a --json-log log (Inspect's single-file form) alike", { timeout: 180_000 }, async () => {
+      const result = await rebench(
+        "runs",
+        "export",
+        "--db",
+        runs.db,
+        "--format",
+        "inspect",
+        "--json-log",
+        "--out",
+        path.join(site, "json-logs"),
+        "--participant",
+        "gpt-4o (modular)",
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const [file] = readdirSync(path.join(site, "json-logs")).filter((f) => f.endsWith(".json") && f !== "listing.json");
+      const page = await fresh();
+      await page.goto(`${server!.url}?log_dir=json-logs#/logs/${file}`);
+      await expect.poll(() => page.getByText(`run ${runs.modular}`).count(), { timeout: 60_000 }).toBeGreaterThan(0);
+      await page.getByText(`run ${runs.modular}`).first().click();
+      await expect.poll(() => page.getByText(/tool: bash/i).count(), { timeout: 60_000 }).toBeGreaterThan(0);
+    });
+
     test("opens the 10,000-event run's transcript", { timeout: 240_000 }, async () => {
       const page = await open(runs.large);
       await expect.poll(() => page.getByText(/tool: bash/i).count(), { timeout: 120_000 }).toBeGreaterThan(0);
