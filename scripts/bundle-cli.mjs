@@ -22,16 +22,20 @@ import { build } from "esbuild";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const target = path.join(root, "dist", "src", "cli", "report-bundle");
 const errors = path.join(root, "src", "core", "errors.ts");
+// Loaded by a report on Inspect logs that rebench did not write (their environments' constants): the
+// environments read files beside their modules, so the registry stays tsc's module, outside the bundle.
+const registry = path.join(root, "src", "environments", "registry.ts");
 const { dependencies } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
 const external = Object.keys(dependencies).filter((name) => name !== "zod");
 
 const keepErrorsOutside = {
   name: "keep-errors-outside",
   setup(build) {
-    build.onResolve({ filter: /\/errors\.js$/ }, async (args) => {
+    build.onResolve({ filter: /\/(errors|registry)\.js$/ }, async (args) => {
       if (args.pluginData === "resolving") return undefined;
       const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: "resolving" });
-      // From dist/src/cli/report-bundle/*.js, tsc's dist/src/core/errors.js.
+      // From dist/src/cli/report-bundle/*.js, tsc's dist/src/core/errors.js (and dist/src/environments/registry.js).
+      if (resolved.path === registry) return { path: "../../environments/registry.js", external: true };
       return resolved.path === errors ? { path: "../../core/errors.js", external: true } : resolved;
     });
   },

@@ -4,7 +4,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
 import { generateMetrRuns } from "../bench/generate-metr-runs.js";
 import { SqliteRunStore } from "../src/store/index.js";
-import { REPO_ROOT } from "./helpers/cli.js";
+import { REPO_ROOT, rebench } from "./helpers/cli.js";
 import { RUNS, record } from "./helpers/recorded-runs.js";
 import { tempDir } from "./helpers/tmp.js";
 
@@ -53,6 +53,10 @@ describe("the bundled `rebench report`", () => {
   // Rows that only zod's schema reads (a nested rebench_* object) or rejects (a score that is a string).
   const zodRows = path.join(dir, "zod-rows.jsonl");
   const badRows = path.join(dir, "bad-rows.jsonl");
+  // Inspect logs: the store's runs as rebench exports them, and a log of another origin (its constants come
+  // from the environment registry, which stays outside the bundle).
+  const inspectLogs = path.join(dir, "inspect-logs");
+  const foreignLog = path.join(dir, "foreign.json");
 
   beforeAll(async () => {
     const built = spawnSync("npm", ["run", "--silent", "build"], { cwd: REPO_ROOT, encoding: "utf8" });
@@ -70,6 +74,18 @@ describe("the bundled `rebench report`", () => {
     const store = SqliteRunStore.open(db);
     for (const r of RUNS) await record(store, r);
     await store.close();
+    const exported = await rebench("runs", "export", "--db", db, "--format", "inspect", "--out", inspectLogs);
+    expect(exported.code, exported.stderr).toBe(0);
+    const sample = (epoch: number, value: number) => ({ id: "main", epoch, uuid: `s${epoch}`, scores: { score: { value } }, working_time: 3600, events: [] });
+    writeFileSync(
+      foreignLog,
+      JSON.stringify({
+        version: 2,
+        status: "success",
+        eval: { task: "ai_rd_fix_embedding", model: "openai/gpt-x", config: { working_limit: 28800 } },
+        samples: [sample(1, 3.2), sample(2, 2.5)],
+      }),
+    );
   }, 180_000);
 
   const cases: [string, () => string[]][] = [
@@ -81,6 +97,8 @@ describe("the bundled `rebench report`", () => {
     ["rows zod rejects (exit 2)", () => ["--runs-file", badRows]],
     ["a malformed runs file (exit 2)", () => ["--runs-file", path.join(REPO_ROOT, "package.json")]],
     ["a missing runs file (exit 3)", () => ["--runs-file", path.join(dir, "nope.jsonl")]],
+    ["exported Inspect logs, --json", () => ["--runs-file", inspectLogs, "--format", "inspect", "--budgets", "1h,2h", "--bootstrap", "300", "--json"]],
+    ["an Inspect log of another origin, tables", () => ["--runs-file", foreignLog, "--format", "inspect", "--budgets", "8h", "--bootstrap", "50"]],
   ];
 
   test.each(cases)("prints the same bytes as the unbundled modules: %s", { timeout: 60_000 }, (_name, argsOf) => {

@@ -5,12 +5,13 @@
  */
 import { readFile } from "node:fs/promises";
 import type { AnalysisRun } from "../analysis/analysis-run.js";
+import type { InspectLogFile } from "../analysis/inspect/parse-inspect-logs.js";
 import { parseMetrRuns } from "../analysis/metr/parse-metr-runs.js";
 import { normalizedByNotes } from "../analysis/normalized-by-notes.js";
 import { compareText } from "../core/compare-text.js";
 import { InvalidInputError, NotFoundError } from "../core/errors.js";
-import type { RunSummary } from "../core/index.js";
-import type { RunStore } from "../store/index.js";
+import type { NormalizationConstants, RunSummary } from "../core/index.js";
+import type { RunFilter, RunStore } from "../store/index.js";
 
 export interface LoadedRuns {
   runs: AnalysisRun[];
@@ -21,11 +22,14 @@ export interface LoadedRuns {
 }
 
 /** The store's comparable runs with their summaries, and how many were left out for each reason. */
-export async function storedAnalysisRuns(store: RunStore): Promise<{ pairs: { run: AnalysisRun; summary: RunSummary }[]; skipped: Record<string, number> }> {
+export async function storedAnalysisRuns(
+  store: RunStore,
+  filter: RunFilter = {},
+): Promise<{ pairs: { run: AnalysisRun; summary: RunSummary }[]; skipped: Record<string, number> }> {
   const { analysisRunFromStore } = await import("../analysis/analysis-run-from-store.js"); // its helpers load zod
   const pairs: { run: AnalysisRun; summary: RunSummary }[] = [];
   const skipped: Record<string, number> = {};
-  const summaries = await store.listRuns();
+  const summaries = await store.listRuns(filter);
   const logs = await store.scoreLogs(summaries.filter((s) => s.state === "finished").map((s) => s.id));
   for (const summary of summaries) {
     const log = logs.get(summary.id) ?? [];
@@ -37,8 +41,11 @@ export async function storedAnalysisRuns(store: RunStore): Promise<{ pairs: { ru
 }
 
 export async function loadRunsFile(file: string, format: string): Promise<LoadedRuns> {
+  if (format === "inspect") return loadInspectLogs(file);
   if (format !== "metr") {
-    throw new InvalidInputError(`unknown runs-file format "${format}"`, { hint: "the one format read today is --format metr (JSON Lines)" });
+    throw new InvalidInputError(`unknown runs-file format "${format}"`, {
+      hint: "use --format metr (METR's JSON Lines) or --format inspect (Inspect eval logs: a .eval or .json file, or a folder of them)",
+    });
   }
   let text: string;
   try {
@@ -64,6 +71,59 @@ export async function loadRunsFile(file: string, format: string): Promise<Loaded
     notes.push(`Warning: ${fatalCount} run(s) ended in a fatal error (fatal_error_from: ${kinds}); their scores are used as recorded.`);
   }
   return { runs: imported.runs, source: `${file} (METR format, ${imported.lines} rows)`, notes };
+}
+
+/** Inspect eval logs: one `.eval` or `.json` log, or every one in a folder (docs/inspect-logs.md). */
+async function loadInspectLogs(file: string): Promise<LoadedRuns> {
+  const { readdir, stat } = await import("node:fs/promises");
+  const path = await import("node:path");
+  let names: string[];
+  try {
+    names = (await stat(file)).isDirectory()
+      ? (await readdir(file))
+          .filter((n) => (n.endsWith(".eval") || n.endsWith(".json")) && n !== "listing.json")
+          .sort(compareText)
+          .map((n) => path.join(file, n))
+      : [file];
+  } catch (error) {
+    throw new NotFoundError(`cannot read the runs file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+      hint: "pass an Inspect log (.eval or .json) or a folder of them, or leave out --runs-file to use the run store",
+    });
+  }
+  const files = await Promise.all(names.map(async (name) => ({ name, bytes: await readFile(name) })));
+  const imported = await parseWithConstants(files);
+  const notes = Object.entries(imported.skipped)
+    .sort(([a], [b]) => compareText(a, b))
+    .map(([reason, n]) => `Left out ${n} sample(s): ${reason}.`);
+  notes.push(...normalizedByNotes(imported.runs));
+  return { runs: imported.runs, source: `${file} (Inspect logs: ${imported.logs} log(s), ${imported.samples} sample(s))`, notes };
+}
+
+/**
+ * Parse the logs; where a log rebench did not write needs an environment's constants, load the environment
+ * registry (every environment: only then) and parse again with the constants it declares.
+ */
+async function parseWithConstants(files: InspectLogFile[]) {
+  const { parseInspectLogs } = await import("../analysis/inspect/parse-inspect-logs.js");
+  const wanted = new Set<string>();
+  const first = parseInspectLogs(files, {
+    constantsFor: (environment, variant) => {
+      wanted.add(`${environment}/${variant}`);
+      return undefined;
+    },
+  });
+  if (wanted.size === 0) return first;
+  const { getVariant } = await import("../environments/registry.js");
+  const constants = new Map<string, NormalizationConstants | undefined>();
+  for (const key of wanted) {
+    const [environment, variant] = key.split("/") as [string, string];
+    try {
+      constants.set(key, getVariant(environment, variant).normalization);
+    } catch {
+      constants.set(key, undefined);
+    }
+  }
+  return parseInspectLogs(files, { constantsFor: (environment, variant) => constants.get(`${environment}/${variant}`) });
 }
 
 /** How `loadStoreRuns` treats runs that `rebench review` flagged (verdict suspicious or hack). */

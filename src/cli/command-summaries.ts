@@ -7,7 +7,7 @@
 export const COMMAND_SUMMARIES = {
   main: "run the offline main job: every available mini environment, start and reference, then the report",
   environments: "list and show the environments",
-  runs: "list and inspect stored runs",
+  runs: "list and inspect stored runs; export them (METR JSON Lines, Inspect eval logs)",
   serve: "the run viewer in the browser: runs, trajectories, score logs and the comparison; --export writes static pages",
   report: "compare agents and humans: best-of-k over total time budgets, bootstrap CIs, cost, plots",
   start: "materialize an environment in a directory and start a run there (for humans and development)",

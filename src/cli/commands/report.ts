@@ -45,7 +45,11 @@ export function registerReport(program: Command, io: Io): void {
       .command("report")
       .description(COMMAND_SUMMARIES.report)
       .option("--runs-file <file>", "read runs from this file instead of the run store")
-      .option("--format <format>", "format of --runs-file: metr (METR's JSON Lines run records)", "metr")
+      .option(
+        "--format <format>",
+        "format of --runs-file: metr (METR's JSON Lines run records) or inspect (Inspect eval logs: a .eval or .json log, or a folder of them)",
+        "metr",
+      )
       .option("--budgets <list>", "total time budgets per environment, comma-separated", "2h,8h,32h")
       .option("--bootstrap <n>", "bootstrap replicates for the 95% intervals (0: none)", "1000")
       .option("--seed <s>", "bootstrap seed (same seed, same intervals)", "0")

@@ -1,7 +1,8 @@
 /**
  * @module
  * `rebench runs list|show|export`: the runs in the store, their state, usage and score logs; export
- * writes them in METR's run-record format (JSON Lines), which `rebench report --runs-file` reads back.
+ * writes them in METR's run-record format (JSON Lines) or as Inspect eval logs (src/web/inspect-export.ts),
+ * both of which `rebench report --runs-file` reads back.
  */
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
@@ -185,21 +186,72 @@ export function registerRuns(program: Command, io: Io): void {
   dbOption(
     runs
       .command("export")
-      .description("write finished runs as METR-format JSON Lines (what `rebench report --runs-file` reads)")
-      .option("--format <format>", "output format: metr", "metr")
-      .option("--out <file>", "write to FILE instead of stdout")
-      .addHelpText("after", "\nExample:\n  rebench runs export --format metr --out runs.jsonl && rebench report --runs-file runs.jsonl"),
-  ).action(async (options: { db?: string; format: string; out?: string }) => {
-    if (options.format !== "metr") {
-      throw new InvalidInputError(`unknown export format "${options.format}"`, { hint: "the one format written today is --format metr" });
-    }
-    const { pairs, skipped } = await withStore(options.db, storedAnalysisRuns, { readOnly: true });
-    const text = pairs.map(({ run, summary }) => `${JSON.stringify(toMetrRecord(run, summary))}\n`).join("");
-    for (const [reason, n] of Object.entries(skipped)) io.err(`left out ${n} run(s): ${reason}\n`);
-    if (!options.out) return io.out(text);
-    await writeFile(options.out, text);
-    io.err(`wrote ${pairs.length} run(s) to ${options.out}\n`);
-  });
+      .description("write runs as METR-format JSON Lines, or as Inspect eval logs (both read back by `rebench report --runs-file`)")
+      .option("--format <format>", "output format: metr (JSON Lines of finished runs) or inspect (Inspect eval logs)", "metr")
+      .option("--out <path>", "metr: write to FILE instead of stdout; inspect: the folder for the logs (default ./inspect-logs)")
+      .option("--json-log", "inspect: write Inspect's single-file .json logs instead of .eval")
+      .option(
+        "--include-hidden",
+        "inspect: keep the score values of hidden-score runs, graders' details and the reference's code (left out by default, as in the viewer's export)",
+      )
+      .option("--environment <name>", "only this environment")
+      .option("--variant <variant>", "only this variant")
+      .option("--participant <alias>", "only this participant (model alias or human)")
+      .option("--state <states>", `only these states, comma-separated (${RUN_STATES.join(", ")})`)
+      .option("--limit <n>", "only the newest n runs", (v) => Number.parseInt(v, 10))
+      .addHelpText(
+        "after",
+        "\nExamples:\n  rebench runs export --format metr --out runs.jsonl && rebench report --runs-file runs.jsonl\n  rebench runs export --format inspect --out logs/ --state finished && rebench report --runs-file logs/ --format inspect",
+      ),
+  ).action(
+    async (options: {
+      db?: string;
+      format: string;
+      out?: string;
+      jsonLog?: boolean;
+      includeHidden?: boolean;
+      environment?: string;
+      variant?: string;
+      participant?: string;
+      state?: string;
+      limit?: number;
+    }) => {
+      if (options.format !== "metr" && options.format !== "inspect") {
+        throw new InvalidInputError(`unknown export format "${options.format}"`, {
+          hint: "use --format metr (JSON Lines) or --format inspect (Inspect eval logs)",
+        });
+      }
+      const filter = {
+        environment: options.environment ? parseWith(EnvironmentId, options.environment, "--environment") : undefined,
+        variant: options.variant ? parseVariant(options.variant) : undefined,
+        participant: options.participant,
+        states: options.state?.split(",").map((s) => parseWith(RunState, s.trim(), "--state")),
+        limit: options.limit,
+      };
+      if (options.format === "inspect") {
+        const dir = options.out ?? "inspect-logs";
+        const { exportInspectLogs } = await import("../../web/inspect-export.js");
+        const files = await withStore(
+          options.db,
+          (store) => exportInspectLogs(store, dir, { filter, includeHidden: options.includeHidden ?? false, json: options.jsonLog ?? false }),
+          { readOnly: true },
+        );
+        const runCount = files.reduce((n, f) => n + f.runs, 0);
+        for (const f of files) io.out(`${f.file}\t${f.runs} run(s)\t${formatNumber(f.bytes / 1e6)} MB\n`);
+        io.err(`wrote ${files.length} Inspect log(s) of ${runCount} run(s) to ${dir}${options.includeHidden ? " (hidden scores included)" : ""}\n`);
+        return;
+      }
+      if (options.jsonLog || options.includeHidden) {
+        throw new InvalidInputError("--json-log and --include-hidden are options of --format inspect", { hint: "add --format inspect, or leave them out" });
+      }
+      const { pairs, skipped } = await withStore(options.db, (store) => storedAnalysisRuns(store, filter), { readOnly: true });
+      const text = pairs.map(({ run, summary }) => `${JSON.stringify(toMetrRecord(run, summary))}\n`).join("");
+      for (const [reason, n] of Object.entries(skipped)) io.err(`left out ${n} run(s): ${reason}\n`);
+      if (!options.out) return io.out(text);
+      await writeFile(options.out, text);
+      io.err(`wrote ${pairs.length} run(s) to ${options.out}\n`);
+    },
+  );
 }
 
 function formatScoreLog(log: readonly ScoreLogEntry[]): string {
