@@ -72,13 +72,7 @@ export function registerRuns(program: Command, io: Io): void {
       .option("--json", "print JSON")
       .addHelpText("after", "\nExample:\n  rebench runs list --environment optimize_kernel --state finished --json"),
   ).action(async (options: { db?: string; environment?: string; variant?: string; participant?: string; state?: string; limit?: number; json?: boolean }) => {
-    const filter = {
-      environment: options.environment ? parseWith(EnvironmentId, options.environment, "--environment") : undefined,
-      variant: options.variant ? parseVariant(options.variant) : undefined,
-      participant: options.participant,
-      states: options.state?.split(",").map((s) => parseWith(RunState, s.trim(), "--state")),
-      limit: options.limit,
-    };
+    const filter = runFilterOf(options);
     const { list, orphaned } = await withStore(
       options.db,
       async (store) => {
@@ -221,13 +215,7 @@ export function registerRuns(program: Command, io: Io): void {
           hint: "use --format metr (JSON Lines) or --format inspect (Inspect eval logs)",
         });
       }
-      const filter = {
-        environment: options.environment ? parseWith(EnvironmentId, options.environment, "--environment") : undefined,
-        variant: options.variant ? parseVariant(options.variant) : undefined,
-        participant: options.participant,
-        states: options.state?.split(",").map((s) => parseWith(RunState, s.trim(), "--state")),
-        limit: options.limit,
-      };
+      const filter = runFilterOf(options);
       if (options.format === "inspect") {
         const dir = options.out ?? "inspect-logs";
         const { exportInspectLogs } = await import("../../web/inspect-export.js");
@@ -302,4 +290,15 @@ function normalizedText(run: RunSummary): string {
     ? `the calibration of ${normalizationLabel(constants)}`
     : `${constants.source} constants (start ${formatNumber(constants.start)}, reference ${formatNumber(constants.reference)})`;
   return `normalized ${formatNumber(run.normalized)} by ${by}`;
+}
+
+/** The filters of `runs list` (and of `runs export`) as a store's RunFilter, each option checked. */
+function runFilterOf(options: { environment?: string; variant?: string; participant?: string; state?: string; limit?: number }) {
+  return {
+    environment: options.environment ? parseWith(EnvironmentId, options.environment, "--environment") : undefined,
+    variant: options.variant ? parseVariant(options.variant) : undefined,
+    participant: options.participant,
+    states: options.state?.split(",").map((s) => parseWith(RunState, s.trim(), "--state")),
+    limit: options.limit,
+  };
 }
