@@ -101,7 +101,7 @@ describe("rebench run --agent replay", () => {
     expect(result.stdout).toMatch(/test_echo\/mini reference \(replay\) · [01]\/1 done/);
     expect(result.stdout).toMatch(/run r\w+ finished \(submitted\): raw -\d+\.\d+, normalized \d/);
     expect(result.stdout).toMatch(
-      /RUN\s+PARTICIPANT\s+STATE\s+RAW\s+NORMALIZED\s+NORMALIZED BY\s+WORKING\s+TOKENS\s+COST\nr\w+\s+reference \(replay\)\s+finished \(submitted\)\s+-\d[\d.]*\s+\d[\d.]*\s+shipped\s/,
+      /RUN\s+PARTICIPANT\s+STATE\s+RAW\s+NORMALIZED\s+NORMALIZED BY\s+WORKING\s+TOKENS\s+COST\s+REVIEW\nr\w+\s+reference \(replay\)\s+finished \(submitted\)\s+-\d[\d.]*\s+\d[\d.]*\s+shipped\s.*\sclean\n/,
     );
   });
 });
