@@ -17,7 +17,12 @@ if (!db || !count || !out || !ready || !go) {
 const store = await openStore(db);
 const runId = shared ?? (await store.createRun(sampleSpec)).id;
 writeFileSync(ready, "");
-while (!existsSync(go)) await new Promise((resolve) => setTimeout(resolve, 5));
+const parent = process.ppid;
+while (!existsSync(go)) {
+  // A benchmark that died (another writer failed) never writes the go file: do not wait for it forever.
+  if (process.ppid !== parent) process.exit(1);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+}
 // An event of a typical size: a command's observation with a few hundred bytes of output.
 const output = { exitCode: 0, signal: null, timedOut: false, truncated: false, durationMs: 12.5, stdout: "x".repeat(400), stderr: "" };
 const latencies: number[] = [];
