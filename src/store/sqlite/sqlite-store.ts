@@ -76,9 +76,10 @@ export class SqliteRunStore implements RunStore {
     let db: Database.Database;
     try {
       db = new Database(file);
+      // The wait first: turning a new file to WAL takes a lock that another process opening it at once may hold.
+      db.pragma("busy_timeout = 10000");
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = NORMAL");
-      db.pragma("busy_timeout = 10000");
       db.pragma("foreign_keys = ON");
     } catch (cause) {
       const readOnly = unwritable(file);
