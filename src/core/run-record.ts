@@ -101,13 +101,7 @@ export function runRecord(run: RunSummary, known: { jobState?: string | null; or
   return {
     runId: run.id,
     batchId: spec.batchId ?? null,
-    environment: spec.environment,
-    variant: spec.variant,
-    task: spec.task,
-    participant: spec.participant.alias,
-    participantKind: spec.participant.kind,
-    scaffold: spec.participant.scaffold ?? null,
-    model: spec.participant.model ?? null,
+    ...specIdentity(spec),
     state: run.state,
     stopReason: run.stopReason,
     error: run.error,
@@ -143,5 +137,18 @@ export function runRecord(run: RunSummary, known: { jobState?: string | null; or
     job: run.job ? { ...run.job, state: known.jobState ?? null } : null,
     review: run.review,
     orphaned: known.orphaned ?? null,
+  };
+}
+
+/** What a run was and who ran it, under the run record's names (also the Inspect export's metadata). */
+export function specIdentity(spec: RunSummary["spec"]) {
+  return {
+    environment: spec.environment,
+    variant: spec.variant,
+    task: spec.task,
+    participant: spec.participant.alias,
+    participantKind: spec.participant.kind,
+    scaffold: spec.participant.scaffold ?? null,
+    model: spec.participant.model ?? null,
   };
 }

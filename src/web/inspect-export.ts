@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { compareText, type RunSummary, type StoredEvent } from "../core/index.js";
+import { compareText, type RunSummary, type StoredEvent, specIdentity } from "../core/index.js";
 import {
   type EvalConfig,
   type EvalLog,
@@ -169,13 +169,7 @@ export function inspectHeader(
     packages: { rebench: options.rebenchVersion ?? common(provenances.map((p) => p?.rebenchVersion)) ?? "unknown" },
     metadata: {
       rebench: {
-        environment: spec.environment,
-        variant: spec.variant,
-        task: spec.task,
-        participant: spec.participant.alias,
-        participantKind: spec.participant.kind,
-        scaffold: spec.participant.scaffold ?? null,
-        model: spec.participant.model ?? null,
+        ...specIdentity(spec),
         runs: runs.map((r) => r.id),
         rebenchCommits: unique(provenances.map((p) => p?.rebenchCommit)),
         environmentDigests: unique(provenances.map((p) => p?.environmentDigest)),
