@@ -9,7 +9,7 @@ import { type AllocationRow, type ComputeAllocationsOptions, computeAllocations 
 import { curveValueAt } from "./curve-value-at.js";
 import { environmentOrder } from "./environment-order.js";
 import { type HumanPercentileOptions, humanPercentile } from "./human-percentile.js";
-import { type UsageAtBudget, usageAtBudget } from "./usage-at-budget.js";
+import { type RunsUsage, runsUsage, type UsageAtBudget, usageAtK } from "./usage-at-budget.js";
 
 export interface BuildReportOptions extends ComputeAllocationsOptions {
   /** How ties with human scores count in percentiles. Default `mean` (see `humanPercentile`). */
@@ -62,14 +62,22 @@ export function buildReport(runs: readonly AnalysisRun[], options: BuildReportOp
     humanScores[r.environment]!.push(r.score);
   }
   const usage: ReportUsage[] = [];
+  const usageOf = new Map<string, RunsUsage>();
   const humanPercentiles: ReportPercentile[] = [];
   for (const row of rows) {
     const { participant, budget, budgetSeconds, allocation } = row;
     const covered = Object.entries(row.environments)
       .filter(([, s]) => s.score !== null)
       .map(([e]) => e);
-    const own = allocation ? runs.filter((r) => r.participant === participant && r.timeLimitSeconds === allocation.runTimeLimitSeconds) : [];
-    usage.push({ participant, budget, budgetSeconds, allocation, ...usageAtBudget(own, allocation?.k ?? 0, covered) });
+    // The same participant, limit and environments at another budget differ only in k: one pass over the runs.
+    const key = JSON.stringify([participant, allocation?.runTimeLimitSeconds ?? null, covered]);
+    let perRun = usageOf.get(key);
+    if (perRun === undefined) {
+      const own = allocation ? runs.filter((r) => r.participant === participant && r.timeLimitSeconds === allocation.runTimeLimitSeconds) : [];
+      perRun = runsUsage(own, covered);
+      usageOf.set(key, perRun);
+    }
+    usage.push({ participant, budget, budgetSeconds, allocation, ...usageAtK(perRun, allocation?.k ?? 0) });
     if (participant !== "human" && Object.keys(humanScores).length > 0) {
       const scores = Object.fromEntries(Object.entries(row.environments).map(([e, s]) => [e, s.score]));
       humanPercentiles.push({ participant, budget, ...humanPercentile(scores, humanScores, { kind: percentileKind }) });

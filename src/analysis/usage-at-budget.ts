@@ -28,58 +28,110 @@ export interface UsageAtBudget {
   runs: number;
 }
 
+/** What `usageAtBudget` needs of some runs, whatever k: per metric the mean of each environment that records it. */
+export interface RunsUsage {
+  /** Per metric, the mean over the runs of each environment (in the order given) that record it. */
+  means: Record<Metric, number[]>;
+  /** Whether some run has token kinds without dollars by kind (then the dollars are not split). */
+  unpricedKinds: boolean;
+  calls: number;
+  seconds: number;
+  runs: number;
+}
+
+const METRICS = {
+  tokens: (r: AnalysisRun) => r.usage.tokens,
+  dollars: (r: AnalysisRun) => r.usage.dollars,
+  workingSeconds: (r: AnalysisRun) => r.usage.workingSeconds,
+  input: (r: AnalysisRun) => r.usage.byKind?.input ?? null,
+  cacheRead: (r: AnalysisRun) => r.usage.byKind?.cacheRead ?? null,
+  cacheWrite: (r: AnalysisRun) => r.usage.byKind?.cacheWrite ?? null,
+  output: (r: AnalysisRun) => r.usage.byKind?.output ?? null,
+  reasoning: (r: AnalysisRun) => r.usage.byKind?.reasoning ?? null,
+  dollarsInput: (r: AnalysisRun) => r.usage.byKind?.dollars?.input ?? null,
+  dollarsCacheRead: (r: AnalysisRun) => r.usage.byKind?.dollars?.cacheRead ?? null,
+  dollarsCacheWrite: (r: AnalysisRun) => r.usage.byKind?.dollars?.cacheWrite ?? null,
+  dollarsOutput: (r: AnalysisRun) => r.usage.byKind?.dollars?.output ?? null,
+} satisfies Record<string, (r: AnalysisRun) => number | null>;
+type Metric = keyof typeof METRICS;
+const METRIC_NAMES = Object.keys(METRICS) as Metric[];
+
 /**
- * Usage of `runs` (one participant, one per-run limit) spent k at a time in each of `environments`
- * (those with a score at this allocation).
+ * One pass over `runs` (one participant, one per-run limit) for the environments in `environments`: the
+ * part of `usageAtBudget` that does not depend on k, so a report computes it once per participant and limit
+ * rather than once per budget. Each mean adds its runs' values in run order, as a sum over a filter would.
  */
-export function usageAtBudget(runs: readonly AnalysisRun[], k: number, environments: readonly string[]): UsageAtBudget {
-  const used = runs.filter((r) => environments.includes(r.environment));
-  const perEnvironment = (pick: (r: AnalysisRun) => number | null): number | null => {
-    const means: number[] = [];
-    for (const environment of environments) {
-      const values = used
-        .filter((r) => r.environment === environment)
-        .map(pick)
-        .filter((v): v is number => v !== null);
-      if (values.length > 0) means.push(values.reduce((a, b) => a + b, 0) / values.length);
-    }
-    return means.length === 0 ? null : (k * means.reduce((a, b) => a + b, 0)) / means.length;
-  };
+export function runsUsage(runs: readonly AnalysisRun[], environments: readonly string[]): RunsUsage {
+  const index = new Map(environments.map((e, i) => [e, i]));
+  const sums = new Map(METRIC_NAMES.map((m) => [m, { sum: new Float64Array(environments.length), n: new Uint32Array(environments.length) }]));
   let calls = 0;
   let seconds = 0;
-  for (const r of used) {
-    if (r.usage.scoreCalls === null || r.usage.workingSeconds === null) continue;
-    calls += r.usage.scoreCalls;
-    seconds += r.usage.workingSeconds;
+  let used = 0;
+  let unpricedKinds = false;
+  for (const r of runs) {
+    const e = index.get(r.environment);
+    if (e === undefined) continue;
+    used += 1;
+    if (r.usage.byKind !== undefined && r.usage.byKind.dollars === null) unpricedKinds = true;
+    if (r.usage.scoreCalls !== null && r.usage.workingSeconds !== null) {
+      calls += r.usage.scoreCalls;
+      seconds += r.usage.workingSeconds;
+    }
+    for (const m of METRIC_NAMES) {
+      const v = METRICS[m](r);
+      if (v === null) continue;
+      const s = sums.get(m)!;
+      s.sum[e]! += v;
+      s.n[e]! += 1;
+    }
   }
-  const workingSeconds = perEnvironment((r) => r.usage.workingSeconds);
-  const kind = (pick: (k: UsageByKind) => number | undefined) => perEnvironment((r) => (r.usage.byKind ? (pick(r.usage.byKind) ?? null) : null));
-  const input = kind((k) => k.input);
+  const means = {} as Record<Metric, number[]>;
+  for (const m of METRIC_NAMES) {
+    const { sum, n } = sums.get(m)!;
+    means[m] = [];
+    for (let e = 0; e < environments.length; e++) if (n[e]! > 0) means[m].push(sum[e]! / n[e]!);
+  }
+  return { means, unpricedKinds, calls, seconds, runs: used };
+}
+
+/** `runsUsage` spent k runs at a time in each environment. */
+export function usageAtK(usage: RunsUsage, k: number): UsageAtBudget {
+  const at = (m: Metric): number | null => {
+    const means = usage.means[m];
+    return means.length === 0 ? null : (k * means.reduce((a, b) => a + b, 0)) / means.length;
+  };
+  const workingSeconds = at("workingSeconds");
+  const input = at("input");
+  // Dollars by kind, when every run with token kinds also has them (else the split would not add up).
+  const dollarsInput = usage.unpricedKinds ? null : at("dollarsInput");
   const byKind: UsageByKind | null =
     input === null
       ? null
       : {
           input,
-          cacheRead: kind((k) => k.cacheRead)!,
-          cacheWrite: kind((k) => k.cacheWrite)!,
-          output: kind((k) => k.output)!,
-          reasoning: kind((k) => k.reasoning)!,
-          dollars: dollarsByKind(used, kind),
+          cacheRead: at("cacheRead")!,
+          cacheWrite: at("cacheWrite")!,
+          output: at("output")!,
+          reasoning: at("reasoning")!,
+          dollars:
+            dollarsInput === null
+              ? null
+              : { input: dollarsInput, cacheRead: at("dollarsCacheRead")!, cacheWrite: at("dollarsCacheWrite")!, output: at("dollarsOutput")! },
         };
   return {
-    tokens: perEnvironment((r) => r.usage.tokens),
-    dollars: perEnvironment((r) => r.usage.dollars),
+    tokens: at("tokens"),
+    dollars: at("dollars"),
     hours: workingSeconds === null ? null : workingSeconds / 3600,
-    scoreCallsPerHour: seconds >= MIN_RATE_SECONDS ? calls / (seconds / 3600) : null,
+    scoreCallsPerHour: usage.seconds >= MIN_RATE_SECONDS ? usage.calls / (usage.seconds / 3600) : null,
     byKind,
-    runs: used.length,
+    runs: usage.runs,
   };
 }
 
-/** Dollars by kind, when every run with token kinds also has them (else the split would not add up). */
-function dollarsByKind(runs: readonly AnalysisRun[], kind: (pick: (k: UsageByKind) => number | undefined) => number | null): UsageByKind["dollars"] {
-  if (runs.some((r) => r.usage.byKind !== undefined && r.usage.byKind.dollars === null)) return null;
-  const input = kind((k) => k.dollars?.input);
-  if (input === null) return null;
-  return { input, cacheRead: kind((k) => k.dollars?.cacheRead)!, cacheWrite: kind((k) => k.dollars?.cacheWrite)!, output: kind((k) => k.dollars?.output)! };
+/**
+ * Usage of `runs` (one participant, one per-run limit) spent k at a time in each of `environments`
+ * (those with a score at this allocation).
+ */
+export function usageAtBudget(runs: readonly AnalysisRun[], k: number, environments: readonly string[]): UsageAtBudget {
+  return usageAtK(runsUsage(runs, environments), k);
 }
