@@ -31,7 +31,7 @@ import {
   type RunId,
   RunSpec,
   type RunSpecInput,
-  RunSummary,
+  type RunSummary,
   type ScoreLogEntry,
   type StoredEvent,
   summarize,
@@ -42,6 +42,7 @@ import { inSeqOrder } from "../in-seq-order.js";
 import { redactUrl } from "../redact-url.js";
 import { asciiLower, SORT_COLUMNS, sortColumns } from "../run-columns.js";
 import type { AppendResult, EventQuery, RunFacets, RunFilter, RunPage, RunPageQuery, RunStore } from "../store.js";
+import { decodeSummary, encodeSummary } from "../summary-json.js";
 import { MIGRATION_LOCK, PG_MIGRATIONS } from "./migrations.js";
 
 /** Equality filters of RunFilter and the `runs` columns they compare. */
@@ -154,7 +155,7 @@ export class PostgresRunStore implements RunStore {
         values: [
           ...runColumns(id, parsed, summary.state),
           event.ts,
-          JSON.stringify(summary),
+          encodeSummary(summary),
           raw,
           normalized,
           working,
@@ -258,7 +259,7 @@ export class PostgresRunStore implements RunStore {
       order = `ORDER BY created_at DESC, id DESC LIMIT $${params.length}`;
     }
     const { rows } = await this.#query((client) => client.query<{ summary: string }>(`SELECT summary FROM runs ${clause} ${order}`, params));
-    return rows.map((row) => RunSummary.parse(JSON.parse(row.summary)));
+    return rows.map((row) => decodeSummary(row.summary));
   }
 
   async pageRuns(query: RunPageQuery = {}): Promise<RunPage> {
@@ -291,7 +292,7 @@ export class PostgresRunStore implements RunStore {
           ),
         ] as const,
     );
-    return { total: Number(count.rows[0]?.n ?? 0), runs: page.rows.map((row) => RunSummary.parse(JSON.parse(row.summary))) };
+    return { total: Number(count.rows[0]?.n ?? 0), runs: page.rows.map((row) => decodeSummary(row.summary)) };
   }
 
   async runFacets(): Promise<RunFacets> {
@@ -445,7 +446,7 @@ export class PostgresRunStore implements RunStore {
 
 async function readSummary(client: pg.PoolClient, runId: string, options: { lock: boolean }): Promise<RunSummary | undefined> {
   const { rows } = await client.query<{ summary: string }>(`SELECT summary FROM runs WHERE id = $1${options.lock ? " FOR UPDATE" : ""}`, [runId]);
-  return rows[0] ? RunSummary.parse(JSON.parse(rows[0].summary)) : undefined;
+  return rows[0] ? decodeSummary(rows[0].summary) : undefined;
 }
 
 /** Rewrite the run's summary row: the summary and the columns copied out of it (sort columns, scheduler job). */
@@ -454,7 +455,7 @@ async function updateSummary(client: pg.PoolClient, runId: string, summary: RunS
   await client.query(
     `UPDATE runs SET state = $1, updated_at = $2, last_seq = $3, summary = $4, job_id = $5, raw = $6, normalized = $7,
                      working_seconds = $8, score_calls = $9 WHERE id = $10`,
-    [summary.state, summary.updatedAt, summary.lastSeq, JSON.stringify(summary), summary.job?.id ?? null, raw, normalized, working, scoreCalls, runId],
+    [summary.state, summary.updatedAt, summary.lastSeq, encodeSummary(summary), summary.job?.id ?? null, raw, normalized, working, scoreCalls, runId],
   );
 }
 
@@ -469,7 +470,7 @@ function appendStatement(runId: string, lastSeq: number, results: readonly Appen
       summary.state,
       summary.updatedAt,
       summary.lastSeq,
-      JSON.stringify(summary),
+      encodeSummary(summary),
       summary.job?.id ?? null,
       raw,
       normalized,

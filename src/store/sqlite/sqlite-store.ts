@@ -20,7 +20,7 @@ import {
   type RunId,
   RunSpec,
   type RunSpecInput,
-  RunSummary,
+  type RunSummary,
   type ScoreLogEntry,
   type StoredEvent,
   summarize,
@@ -31,6 +31,7 @@ import { checkImport, runColumns } from "../import-events.js";
 import { inSeqOrder } from "../in-seq-order.js";
 import { asciiLower, SORT_COLUMNS, sortColumns } from "../run-columns.js";
 import type { AppendResult, EventQuery, RunFacets, RunFilter, RunPage, RunPageQuery, RunStore } from "../store.js";
+import { decodeSummary, encodeSummary } from "../summary-json.js";
 import { MIGRATIONS } from "./migrations.js";
 
 /** Equality filters of RunFilter and the `runs` columns they compare. */
@@ -125,7 +126,7 @@ export class SqliteRunStore implements RunStore {
             batchId: parsed.batchId ?? null,
             state: summary.state,
             ts: event.ts,
-            summary: JSON.stringify(summary),
+            summary: encodeSummary(summary),
             ...sortColumns(summary),
           });
         this.#insertEvent(id, 1, event);
@@ -191,7 +192,7 @@ export class SqliteRunStore implements RunStore {
     const order = filter.limit === undefined ? "ORDER BY created_at, id" : "ORDER BY created_at DESC, id DESC LIMIT @limit";
     if (filter.limit !== undefined) params.limit = filter.limit;
     const rows = this.#db.prepare(`SELECT summary FROM runs ${clause} ${order}`).all(params) as RunRow[];
-    return rows.map((row) => RunSummary.parse(JSON.parse(row.summary)));
+    return rows.map((row) => decodeSummary(row.summary));
   }
 
   async pageRuns(query: RunPageQuery = {}): Promise<RunPage> {
@@ -214,7 +215,7 @@ export class SqliteRunStore implements RunStore {
     params.limit = query.limit ?? 50;
     params.offset = query.offset ?? 0;
     const rows = this.#db.prepare(`SELECT summary FROM runs ${filter} ORDER BY ${order} LIMIT @limit OFFSET @offset`).all(params) as RunRow[];
-    return { total: n, runs: rows.map((row) => RunSummary.parse(JSON.parse(row.summary))) };
+    return { total: n, runs: rows.map((row) => decodeSummary(row.summary)) };
   }
 
   async runFacets(): Promise<RunFacets> {
@@ -298,7 +299,7 @@ export class SqliteRunStore implements RunStore {
 
   #readSummary(runId: string): RunSummary | undefined {
     const row = this.#db.prepare("SELECT summary FROM runs WHERE id = ?").get(runId) as RunRow | undefined;
-    return row ? RunSummary.parse(JSON.parse(row.summary)) : undefined;
+    return row ? decodeSummary(row.summary) : undefined;
   }
 
   /** Rewrite the run's summary row: the summary and the columns copied out of it (sort columns, scheduler job). */
@@ -312,7 +313,7 @@ export class SqliteRunStore implements RunStore {
         state: summary.state,
         updatedAt: summary.updatedAt,
         lastSeq: summary.lastSeq,
-        summary: JSON.stringify(summary),
+        summary: encodeSummary(summary),
         jobId: summary.job?.id ?? null,
         id: runId,
         ...sortColumns(summary),
