@@ -96,7 +96,12 @@ export function runStoreContract(name: string, open: () => Promise<RunStore>): v
           node: "n1",
           allocation: { gpus: [0], cpus: 2, memoryMb: 1024 },
           machineClass: "AMD EPYC, 2 cores",
-          normalization: { start: 2, reference: 1, source: "calibration", entry: { machineClass: "AMD EPYC, 2 cores", date: "2026-12-07T00:00:00.000Z", runs: 3 } },
+          normalization: {
+            start: 2,
+            reference: 1,
+            source: "calibration",
+            entry: { machineClass: "AMD EPYC, 2 cores", date: "2026-12-07T00:00:00.000Z", runs: 3 },
+          },
         },
         { type: "state_changed", to: "running" },
         { type: "generation", model: "m", inputTokens: 10, cacheReadTokens: 5, outputTokens: 3, reasoningTokens: 1, costUsd: 0.01 },

@@ -41,6 +41,7 @@ import { checkImport, runColumns } from "../import-events.js";
 import { inSeqOrder } from "../in-seq-order.js";
 import { redactUrl } from "../redact-url.js";
 import { asciiLower, SORT_COLUMNS, sortColumns } from "../run-columns.js";
+import { scoreEntryFrom } from "../score-entry.js";
 import type { AppendResult, EventQuery, RunFacets, RunFilter, RunPage, RunPageQuery, RunStore } from "../store.js";
 import { decodeSummary, encodeSummary } from "../summary-json.js";
 import { MIGRATION_LOCK, PG_MIGRATIONS } from "./migrations.js";
@@ -375,8 +376,7 @@ export class PostgresRunStore implements RunStore {
         ),
       );
       for (const row of rows) {
-        const event = RunEvent.parse(JSON.parse(row.payload));
-        if (event.type === "score_logged") logs.get(row.run_id)?.push(event.entry);
+        logs.get(row.run_id)?.push(scoreEntryFrom(row.payload));
       }
     }
     return logs;

@@ -30,6 +30,7 @@ import { foldAppends, parseNewEvents } from "../fold-appends.js";
 import { checkImport, runColumns } from "../import-events.js";
 import { inSeqOrder } from "../in-seq-order.js";
 import { asciiLower, SORT_COLUMNS, sortColumns } from "../run-columns.js";
+import { scoreEntryFrom } from "../score-entry.js";
 import type { AppendResult, EventQuery, RunFacets, RunFilter, RunPage, RunPageQuery, RunStore } from "../store.js";
 import { decodeSummary, encodeSummary } from "../summary-json.js";
 import { MIGRATIONS } from "./migrations.js";
@@ -287,8 +288,7 @@ export class SqliteRunStore implements RunStore {
       )
       .all(JSON.stringify([...logs.keys()])) as { run_id: string; payload: string }[];
     for (const row of rows) {
-      const event = RunEvent.parse(JSON.parse(row.payload));
-      if (event.type === "score_logged") logs.get(row.run_id)?.push(event.entry);
+      logs.get(row.run_id)?.push(scoreEntryFrom(row.payload));
     }
     return logs;
   }
