@@ -295,6 +295,33 @@ def evict_shared_page_cache(config: JailConfig) -> Eviction:
     return done
 
 
+def resident_pages(path: str | os.PathLike[str]) -> list[bool]:
+    """Which 4 KiB pages of ``path`` are in the page cache, as its owner reads it back: ``mincore`` on a shared
+    map of the whole file. It reads nothing (a ``preadv2(RWF_NOWAIT)`` probe is not exact on every kernel: on
+    6.18 one that misses starts reading the page in). The tests use it to check an eviction."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    size = os.stat(path).st_size
+    if size == 0:
+        return []
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        address = libc.mmap(None, size, 1, 1, fd, 0)  # PROT_READ, MAP_SHARED
+    finally:
+        os.close(fd)
+    if address in (None, ctypes.c_void_p(-1).value):
+        raise OSError(ctypes.get_errno(), f"mmap {path}")
+    try:
+        vec = (ctypes.c_ubyte * ((size + 4095) // 4096))()
+        if libc.mincore(ctypes.c_void_p(address), ctypes.c_size_t(size), vec) != 0:
+            raise OSError(ctypes.get_errno(), f"mincore {path}")
+        return [bool(v & 1) for v in vec]
+    finally:
+        libc.munmap(ctypes.c_void_p(address), ctypes.c_size_t(size))
+
 def wait_for_reads(most_s: float = 5.0) -> None:
     """Wait until no block device has a request in flight (``/proc/diskstats``), at most ``most_s`` seconds.
 

@@ -167,24 +167,8 @@ def test_jail_argv_makes_private_what_a_kept_path_would_bring_back_and_binds_a_k
 
 
 def _resident_pages(path: Path) -> int:
-    """Pages of ``path`` in the page cache (mincore on a shared map of the whole file: its owner may ask)."""
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mmap.restype = ctypes.c_void_p
-    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
-    size = path.stat().st_size
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        address = libc.mmap(None, size, 1, 1, fd, 0)  # PROT_READ, MAP_SHARED
-    finally:
-        os.close(fd)
-    try:
-        vec = (ctypes.c_ubyte * ((size + 4095) // 4096))()
-        assert libc.mincore(ctypes.c_void_p(address), ctypes.c_size_t(size), vec) == 0, ctypes.get_errno()
-        return sum(v & 1 for v in vec)
-    finally:
-        libc.munmap(ctypes.c_void_p(address), ctypes.c_size_t(size))
+    """Pages of ``path`` in the page cache."""
+    return sum(sandbox_jail.resident_pages(path))
 
 
 def _read_pages(path: Path, pages: range) -> None:
