@@ -1,33 +1,10 @@
 import { describe, expect, test } from "vitest";
 import { RunSummary } from "../core/index.js";
+import { schemaOneRun } from "./store.contract.js";
 import { decodeSummary, encodeSummary, summarySchemaId } from "./summary-json.js";
 
-const summary = RunSummary.parse({
-  id: "r0000000000001",
-  spec: {
-    participant: { kind: "agent", alias: "m", scaffold: "replay" },
-    environment: "optimize_kernel",
-    variant: "mini",
-    task: "main",
-    limits: { workingSeconds: 60 },
-    direction: "min",
-    aggregation: "min",
-  },
-  state: "queued",
-  createdAt: "2026-12-07T00:00:00.000Z",
-  updatedAt: "2026-12-07T00:00:00.000Z",
-  startedAt: null,
-  finishedAt: null,
-  usage: { inputTokens: 0, outputTokens: 0, wallSeconds: 0, workingSeconds: 0, pausedSeconds: 0, costUsd: 0, actions: 0 },
-  scoreCalls: 0,
-  validScores: 0,
-  currentRaw: null,
-  finalRaw: null,
-  normalized: null,
-  stopReason: null,
-  error: null,
-  lastSeq: 1,
-});
+// An old store's summary (no job, review or token kinds), with the schema's defaults.
+const summary = RunSummary.parse(schemaOneRun().summary);
 
 describe("stored summaries", () => {
   test("a summary this schema wrote reads back as it was, without its mark", () => {
