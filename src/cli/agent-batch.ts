@@ -49,7 +49,7 @@ export interface AgentBatchRequest {
   actionsFile?: string;
   /** Seconds between progress lines when not on a terminal. */
   progressSeconds: number;
-  /** Default local; `slurm`: a Slurm job per run (executorSettings()). */
+  /** Default local; `slurm`: a Slurm job array, an element per run (executorSettings()). */
   executor?: ExecutorSettings;
   /** The store as the commands name it (`storeDisplay`), for what an interrupted batch prints. */
   storeShown?: string;
