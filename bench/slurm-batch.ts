@@ -5,7 +5,8 @@
  * (scripts/slurm-one-node, as root; its node declares `--cpus` CPUs, so cpus/2 of the variant's 2-CPU jobs
  * run at once) into a throwaway PostgreSQL server; with `--local`, the same batch through the local executor
  * at the same concurrency, for comparison. From the store: per run, the wait from its job's submission to
- * its start on the node, the run from the job's start to the run's end, and submission to end. Prints a
+ * its start on the node, the run from the job's start to the run's end, and submission to end; and how long
+ * submitting the batch took (the first run's creation to the last run's job recorded). Prints a
  * table. Run (as root): `npm run bench:slurm [-- --runs 100 --cpus 8 --local]`.
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -37,6 +38,8 @@ interface Row {
   runs: number;
   finished: number;
   wallSeconds: number;
+  /** From the first run's creation to the last run's job recorded (slurm): how long submitting the batch took. */
+  submitSeconds: number | null;
   waitP50: number | null;
   waitP99: number | null;
   runP50: number;
@@ -76,15 +79,27 @@ async function row(executor: "slurm" | "local", db: string, wallSeconds: number)
         const end = run.finishedAt ?? run.updatedAt;
         const submitted = at("job_submitted") ?? run.createdAt;
         const started = at("job_started") ?? at("driver_attached") ?? submitted;
-        return { wait: executor === "slurm" ? seconds(submitted, started) : null, run: seconds(started, end), total: seconds(submitted, end) };
+        return {
+          created: run.createdAt,
+          submitted: at("job_submitted") ?? null,
+          wait: executor === "slurm" ? seconds(submitted, started) : null,
+          run: seconds(started, end),
+          total: seconds(submitted, end),
+        };
       }),
     );
     const waits = timings.flatMap((t) => (t.wait === null ? [] : [t.wait]));
+    const firstCreated = timings.map((t) => t.created).sort()[0];
+    const lastSubmitted = timings
+      .flatMap((t) => (t.submitted === null ? [] : [t.submitted]))
+      .sort()
+      .at(-1);
     return {
       executor,
       runs: list.length,
       finished: list.filter((r) => r.state === "finished").length,
       wallSeconds,
+      submitSeconds: firstCreated && lastSubmitted ? seconds(firstCreated, lastSubmitted) : null,
       waitP50: waits.length ? quantile(waits, 0.5) : null,
       waitP99: waits.length ? quantile(waits, 0.99) : null,
       runP50: quantile(
@@ -146,6 +161,7 @@ console.log(
     { header: "RUNS", value: (r) => `${r.finished}/${r.runs}`, align: "right" },
     { header: "SUBMITTED→FINISHED S", value: (r) => s(r.wallSeconds), align: "right" },
     { header: "RUNS/MIN", value: (r) => s((r.runs / r.wallSeconds) * 60), align: "right" },
+    { header: "ALL SUBMITTED S", value: (r) => s(r.submitSeconds), align: "right" },
     { header: "QUEUE WAIT P50/P99 S", value: (r) => `${s(r.waitP50)} / ${s(r.waitP99)}`, align: "right" },
     { header: "RUN P50/P99 S", value: (r) => `${s(r.runP50)} / ${s(r.runP99)}`, align: "right" },
     { header: "SUBMIT→END P50/P99 S", value: (r) => `${s(r.totalP50)} / ${s(r.totalP99)}`, align: "right" },

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import {
@@ -98,12 +98,24 @@ async function releaseLongCommands(db: string): Promise<void> {
 
 const types = (events: readonly StoredEvent[]) => events.map((e) => e.event.type);
 
+/** How many jobs (a job array counts once) the cluster in `dir` was given so far: slurmctld logs each sbatch. */
+function sbatchCount(dir: string): number {
+  return readFileSync(path.join(dir, "log", "slurmctld.log"), "utf8").match(/_slurm_rpc_submit_batch_job: JobId=/g)?.length ?? 0;
+}
+
+/** `1234_5` as its array's job id and index; a job of its own, undefined. */
+function element(jobId: string): { array: string; index: number } | undefined {
+  const m = /^(\d+)_(\d+)$/.exec(jobId);
+  return m ? { array: m[1]!, index: Number(m[2]) } : undefined;
+}
+
 describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slurm executor on a one-node cluster, into PostgreSQL", () => {
-  test("rebench run --executor slurm: a job per run asking for the manifest's CPUs and memory, the run recording its job and allocation", {
+  test("rebench run --executor slurm: one job array (one sbatch) for the batch, asking for the manifest's CPUs and memory, element i driving the i-th run, each run recording its element and allocation", {
     timeout: 300_000,
   }, async () => {
-    await slurmCluster(["--cpus", "8", "--memory-mb", "40000"]);
+    const dir = await slurmCluster(["--cpus", "8", "--memory-mb", "40000"]);
     const db = await freshDatabase();
+    const sbatchesBefore = sbatchCount(dir);
     const result = await runCli([
       "run",
       "test_echo",
@@ -124,15 +136,29 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
       "2",
     ]);
     expect(result.code, result.output).toBe(0);
-    expect(result.output).toMatch(/Slurm job \d+ submitted/);
+    expect(sbatchCount(dir) - sbatchesBefore).toBe(1);
+    const announced = /Slurm job array (\d+) submitted: 2 run\(s\), element i drives the i-th \(\1_0 (\w+), \1_1 (\w+)\)/.exec(result.output);
+    expect(announced, result.output).not.toBeNull();
+    const [, arrayId, first, second] = announced!;
     const runs = await snapshot(db);
     expect(runs).toHaveLength(2);
+    // Element i drives the i-th run: its job is ARRAY_i, its element's output names it, and the element's job_started is in it.
+    expect(new Set(runs.map((r) => r.run.id))).toEqual(new Set([first, second]));
+    for (const [i, id] of [first!, second!].entries()) {
+      const { run, events } = runs.find((r) => r.run.id === id)!;
+      expect(run.job!.id).toBe(`${arrayId}_${i}`);
+      expect(events.filter((e) => e.event.type === "job_started").map((e) => e.event.type === "job_started" && e.event.jobId)).toEqual([`${arrayId}_${i}`]);
+      const out = readFileSync(path.join(home, "slurm", `${run.spec.batchId}-${arrayId}_${i}.out`), "utf8");
+      expect(out).toContain(`rebench: Slurm job ${arrayId}_${i} drives run ${id}`);
+    }
     for (const { run, events, log } of runs) {
       expect(run.state).toBe("finished");
       expect(run.spec.config).toMatchObject({ executor: "slurm", slurm: { options: ["--time=00:10:00"] } });
       const submitted = events.find((e) => e.event.type === "job_submitted")!.event;
       expect(submitted).toMatchObject({ executor: "slurm", jobId: run.job!.id });
-      expect(submitted.type === "job_submitted" && submitted.request).toEqual(expect.arrayContaining(["--cpus-per-task=2", "--mem=8192M", "--time=00:10:00"]));
+      expect(submitted.type === "job_submitted" && submitted.request).toEqual(
+        expect.arrayContaining(["--array=0-1", "--cpus-per-task=2", "--mem=8192M", "--time=00:10:00"]),
+      );
       const started = events.find((e) => e.event.type === "job_started")!.event;
       expect(started).toMatchObject({ jobId: run.job!.id, allocation: { gpus: [], cpus: 2, memoryMb: 8192 } });
       // The job is recorded before it can start, and its driver (on the node) attaches after it started.
@@ -235,7 +261,8 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
       { tool: "score" },
       { tool: "submit", input: { submission: "after the crash" } },
     ]);
-    // Three runs, two jobs at a time: when the orchestrator dies, two run in Slurm and one has no job yet.
+    // Three runs, one job array of three elements, two running at a time: when the orchestrator dies, two run in Slurm
+    // and the third element waits for one of them to end.
     const orchestrator = cli([
       "run",
       "test_echo",
@@ -265,8 +292,13 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
 
     const before = await snapshot(db);
     const [cancelled, running] = before.filter((r) => inLongCommand(r.events)) as [(typeof before)[number], (typeof before)[number]];
-    const queued = before.find((r) => r.run.job === null)!;
+    const queued = before.find((r) => !inLongCommand(r.events))!;
     expect(queued.run.state).toBe("queued");
+    // One array: an element per run, each recorded before any ran, the third held back by the array's limit of two.
+    const elements = before.map((r) => element(r.run.job!.id));
+    expect(new Set(elements.map((e) => e?.array)).size).toBe(1);
+    expect(elements.map((e) => e?.index).sort()).toEqual([0, 1, 2]);
+    expect((await jobStates([queued.run.job!.id])).get(queued.run.job!.id)).toMatchObject({ state: "PENDING" });
     for (const { log, events } of [cancelled, running]) {
       expect(log).toHaveLength(3); // the starting score and two score actions
       const killed = events.find(
@@ -275,7 +307,8 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
       expect(killed?.event, JSON.stringify(events.map((e) => e.event))).toBeDefined();
     }
 
-    // scancel one job (as an operator or a preemption would): the job stops, its run stays where it was.
+    // scancel one element (as an operator or a preemption would): it stops, its run stays where it was; the array's
+    // other elements go on, and the third starts in its place.
     const scancel = spawn("scancel", [cancelled.run.job!.id], { stdio: "ignore" });
     await new Promise((resolve) => scancel.on("exit", resolve));
     for (let i = 0; i < 120; i++) {
@@ -320,6 +353,9 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
     const submissions = again.events.filter((e) => e.event.type === "job_submitted");
     expect(submissions).toHaveLength(2);
     expect(submissions[1]!.event.type === "job_submitted" && submissions[1]!.event.request).toContain(`--nodelist=${cancelled.run.job!.node}`);
+    // Resubmitted alone: a job of its own (no array), the run's other elements left as they were.
+    expect(submissions[1]!.event.type === "job_submitted" && element(submissions[1]!.event.jobId)).toBeUndefined();
+    expect(submissions[1]!.event.type === "job_submitted" && submissions[1]!.event.request.some((a) => a.startsWith("--array"))).toBe(false);
     // Slurm's SIGTERM reaches the sandbox's long command as well as the job's driver, and the command's end can reach
     // the driver first: it is not written as the command's own (the job is no longer running), but as cut off.
     const long = again.events.map((e) => e.event).find(isLongAction)!;
@@ -327,7 +363,7 @@ describe.skipIf(slurmSkip !== undefined || postgresSkip !== undefined)("the Slur
     expect(answer?.type === "observation" && answer.output, JSON.stringify(answer)).toMatchObject({ interrupted: true });
     expect(again.events.some((e) => e.event.type === "pause_started" && e.event.reason === "recovery")).toBe(true);
     expect(again.log.length).toBeGreaterThanOrEqual(5);
-    // The run whose job lived on: waited for, never submitted again; the queued one: submitted once.
+    // The run whose element lived on: waited for, never submitted again; the queued one: its element, submitted once.
     expect(get(running.run.id).events.filter((e) => e.event.type === "job_submitted")).toHaveLength(1);
     expect(get(queued.run.id).events.filter((e) => e.event.type === "job_submitted")).toHaveLength(1);
     expect(readdirSync(sandboxes).filter((id) => after.some((r) => r.run.id === id))).toEqual([]);

@@ -21,7 +21,7 @@ import type { RunStore } from "../store/index.js";
 import { BatchProgress } from "./batch-progress.js";
 import { registerBuiltins } from "./builtins.js";
 import { warnContended } from "./contention-warning.js";
-import type { ExecutorSettings } from "./executor-options.js";
+import { arraySubmittedLine, type ExecutorSettings } from "./executor-options.js";
 import type { Io } from "./io.js";
 
 export interface AgentBatchRequest {
@@ -49,7 +49,7 @@ export interface AgentBatchRequest {
   actionsFile?: string;
   /** Seconds between progress lines when not on a terminal. */
   progressSeconds: number;
-  /** Default local; `slurm`: a Slurm job per run (executorSettings()). */
+  /** Default local; `slurm`: a Slurm job array, an element per run (executorSettings()). */
   executor?: ExecutorSettings;
   /** The store as the commands name it (`storeDisplay`), for what an interrupted batch prints. */
   storeShown?: string;
@@ -110,6 +110,7 @@ export async function runAgentBatch(store: RunStore, request: AgentBatchRequest,
     ? {
         ...settings.context,
         onSubmitted: (run: RunSummary, jobId: string) => progress.note(`run ${run.id}: Slurm job ${jobId} submitted\n`),
+        onArraySubmitted: (runs: readonly RunSummary[], jobId: string) => progress.note(arraySubmittedLine(runs, jobId)),
         onJobEnded: (run: RunSummary, job: { id: string; state: string }) =>
           progress.note(`run ${run.id}: its Slurm job ${job.id} ended (${job.state}) before the run did; \`rebench runs resume\` submits it again\n`),
         onNote: (line: string) => progress.note(line),

@@ -5,7 +5,7 @@
  * this rebench again in each job, and the store as the jobs open it.
  */
 import type { Command } from "commander";
-import { type Executor, InvalidInputError, type SlurmConfig } from "../core/index.js";
+import { type Executor, InvalidInputError, type RunSummary, type SlurmConfig } from "../core/index.js";
 import type { SlurmContext } from "../runs/slurm-executor.js";
 import { resolveStore } from "../store/index.js";
 import type { Io } from "./io.js";
@@ -23,10 +23,21 @@ export interface ExecutorSettings {
   context?: SlurmContext;
 }
 
+/** The line that reports a job array submitted for `runs` (element i drives runs[i]). */
+export function arraySubmittedLine(runs: readonly RunSummary[], jobId: string): string {
+  const which =
+    runs.length <= 4 ? runs.map((r, i) => `${jobId}_${i} ${r.id}`).join(", ") : `${jobId}_0 ${runs[0]!.id} … ${jobId}_${runs.length - 1} ${runs.at(-1)!.id}`;
+  return `Slurm job array ${jobId} submitted: ${runs.length} run(s), element i drives the i-th (${which})\n`;
+}
+
 /** Add `--executor`, `--partition` and `--slurm-option` to a command. */
 export function executorOptions(command: Command): Command {
   return command
-    .option("--executor <name>", "local (this process drives the runs) or slurm (a Slurm job per run; docs/gpus-and-clusters.md)", "local")
+    .option(
+      "--executor <name>",
+      "local (this process drives the runs) or slurm (a Slurm job array per batch, an element per run; docs/gpus-and-clusters.md)",
+      "local",
+    )
     .option("--partition <name>", "Slurm partition of the jobs (--executor slurm)")
     .option(
       "--slurm-option <option>",

@@ -45,7 +45,7 @@ export const RunConfig = z.object({
   driver: RunDriver.optional(),
   /** The scaffold's settings (`rebench run --agent-config`): each scaffold parses its own. */
   agent: z.record(z.string(), z.unknown()).optional(),
-  /** Default `local`: the orchestrator drives the run itself; `slurm`: a Slurm job per run does (docs/gpus-and-clusters.md). */
+  /** Default `local`: the orchestrator drives the run itself; `slurm`: a Slurm job does, an element of its batch's job array (docs/gpus-and-clusters.md). */
   executor: Executor.optional(),
   /** The Slurm jobs' options, for executor `slurm`. */
   slurm: SlurmConfig.optional(),
@@ -180,6 +180,7 @@ export const RunEvent = z.discriminatedUnion("type", [
     type: z.literal("job_submitted"),
     ...at,
     executor: z.literal("slurm"),
+    /** `1234`, a job of the run's own; `1234_5`, element 5 of the job array 1234 (a batch's runs share one array). */
     jobId: z.string().min(1),
     /** The sbatch options it was submitted with. */
     request: z.array(z.string()),

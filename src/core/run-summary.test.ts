@@ -111,6 +111,22 @@ describe("summarize() and pauses", () => {
     expect(fold([...base, { type: "pause_ended", ts: ts(3), reason: "scoring" }]).state).toBe("running");
   });
 
+  test("a run's job is an element of a job array (ARRAYJOB_INDEX) beside a single job's log: the latest submitted is its job", () => {
+    const created: RunEvent = { type: "run_created", ts: ts(0), spec: { ...spec, config: { executor: "slurm" as const } } };
+    const allocation = { gpus: [], cpus: 2, memoryMb: 1024 };
+    const element: RunEvent[] = [
+      { type: "job_submitted", ts: ts(1), executor: "slurm", jobId: "7_3", request: ["--array=0-9"] },
+      { type: "job_started", ts: ts(2), jobId: "7_3", node: "n1", allocation },
+    ];
+    expect(fold([created, ...element]).job).toMatchObject({ id: "7_3", node: "n1", startedAt: ts(2) });
+    // Resubmitted alone after its element died: a job of its own, which an element's late start does not touch.
+    const alone: RunEvent = { type: "job_submitted", ts: ts(3), executor: "slurm", jobId: "12", request: ["--nodelist=n1"] };
+    expect(fold([created, ...element, alone, { type: "job_started", ts: ts(4), jobId: "7_3", node: "n2", allocation }]).job).toMatchObject({
+      id: "12",
+      node: null,
+    });
+  });
+
   test("a Slurm job's node gives the spec its machine class and, where its job recorded them, the constants of that class (or why none)", () => {
     const pending = { ...spec, config: { executor: "slurm" as const }, normalizationMissing: "known only when the job starts" };
     const constants = { start: 2, reference: 1, source: "calibration" as const, entry: { machineClass: "AMD EPYC, 2 cores", date: ts(0), runs: 3 } };

@@ -39,7 +39,7 @@ export interface BatchSpec {
   concurrency: number;
   /** Sandbox backend name; default `local`. */
   sandbox?: string;
-  /** Default `local` (this process drives the runs); `slurm`: a Slurm job per run, with these options. */
+  /** Default `local` (this process drives the runs); `slurm`: a Slurm job array, an element per run, with these options. */
   executor?: Executor;
   slurm?: SlurmConfig;
   config?: Record<string, unknown>;

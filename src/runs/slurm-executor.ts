@@ -1,17 +1,32 @@
 /**
  * @module
- * The Slurm executor, orchestrator side: each run is a Slurm job (`rebench runs drive ID` on a node, which
- * drives it there: src/runs/slurm-job.ts) asking for the GPUs, CPUs and memory its manifest names. The
- * job is submitted held, recorded in the run (`job_submitted`), then released, so a job never runs
- * unrecorded. This process then waits for the runs to end, reading the shared store, and asks Slurm now
- * and then whether each run's job is still there: a job that ended before its run (node failure,
- * preemption, `scancel`) is reported, and `rebench runs resume` submits the run again (to the node that
- * holds its sandbox), where it continues from its event log.
+ * The Slurm executor, orchestrator side: each run is driven by a Slurm job (`rebench runs drive ID` on a
+ * node, which drives it there: src/runs/slurm-job.ts) asking for the GPUs, CPUs and memory its manifest
+ * names. The runs to submit that ask for the same (resources, partition, options) go in one job array, one
+ * sbatch for all of them: element i drives the i-th (its id is `ARRAYJOB_i`); a run that must continue on
+ * the node holding its sandbox gets a job of its own. A job or array is submitted held, recorded in each of
+ * its runs (`job_submitted`), then released, so a job never runs unrecorded. This process then waits for
+ * the runs to end, reading the shared store, and asks Slurm now and then whether each run's job (or
+ * element) is still there: a job that ended before its run (node failure, preemption, `scancel`) is
+ * reported, and `rebench runs resume` submits that run again, alone (to the node that holds its sandbox),
+ * where it continues from its event log.
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { isTerminal, type RunSummary, rebenchHome } from "../core/index.js";
-import { batchScript, cancelJob, type JobInfo, jobActive, jobStates, nodeUsable, releaseJob, sbatch, sbatchArgs } from "../slurm/index.js";
+import {
+  arrayScript,
+  batchScript,
+  cancelJob,
+  type JobInfo,
+  jobActive,
+  jobStates,
+  MAX_ARRAY_ELEMENTS,
+  nodeUsable,
+  releaseJob,
+  sbatch,
+  sbatchArgs,
+} from "../slurm/index.js";
 import type { RunStore } from "../store/store.js";
 import { pool } from "./pool.js";
 import { runEnvironment } from "./run-environment.js";
@@ -27,8 +42,10 @@ export interface SlurmContext {
   pollMs?: number;
   /** Milliseconds between asking Slurm for the jobs' states; default 5000. */
   jobPollMs?: number;
-  /** Called when a run's job was submitted. */
+  /** Called when a run's own job was submitted (a run resubmitted to its node). */
   onSubmitted?: (run: RunSummary, jobId: string) => void;
+  /** Called when a job array was submitted: element i (`jobId_i`) drives `runs[i]`. */
+  onArraySubmitted?: (runs: readonly RunSummary[], jobId: string) => void;
   /** Called when a run's job ended before the run did (it needs `rebench runs resume`). */
   onJobEnded?: (run: RunSummary, job: JobInfo) => void;
   /** Called with lines worth printing (a node gone, a held job released). */
@@ -57,24 +74,9 @@ export type SlurmOutcome = { kind: "ended"; run: RunSummary } | { kind: "jobEnde
 
 /** Submit a job for `run` (to `node` when given) and record it in the run; returns the job id. */
 export async function submitRunJob(store: RunStore, run: RunSummary, context: SlurmContext, node?: string): Promise<string> {
-  const env = runEnvironment(run.spec);
-  const slurm = run.spec.config.slurm;
-  const logDir = context.logDir ?? path.join(rebenchHome(), "slurm");
-  mkdirSync(logDir, { recursive: true });
-  const args = sbatchArgs({
-    runId: run.id,
-    resources: env.manifest.resources,
-    ...(slurm?.partition ? { partition: slurm.partition } : {}),
-    options: slurm?.options ?? [],
-    ...(node ? { node } : {}),
-    logDir,
-  });
+  const args = sbatchArgs({ ...jobRequest(run, context), name: run.id, ...(node ? { node } : {}) });
   const jobId = await oneSubmissionSlot(() =>
-    sbatch({
-      args,
-      script: batchScript(context.command, ["runs", "drive", run.id]),
-      env: { ...process.env, REBENCH_DB: context.db },
-    }),
+    sbatch({ args, script: batchScript(context.command, ["runs", "drive", run.id]), env: { ...process.env, REBENCH_DB: context.db } }),
   );
   try {
     await store.append(run.id, { type: "job_submitted", executor: "slurm", jobId, request: args.filter((a) => a !== "--hold") });
@@ -88,9 +90,79 @@ export async function submitRunJob(store: RunStore, run: RunSummary, context: Sl
 }
 
 /**
+ * Submit one job array for `runs` (which ask for the same resources, partition and options; at most
+ * MAX_ARRAY_ELEMENTS of them), at most `throttle` elements running at once: element i drives `runs[i]`, and
+ * is recorded in it as its job `ARRAYJOB_i` before the array is released. Returns the array's job id.
+ */
+export async function submitRunArray(store: RunStore, runs: readonly RunSummary[], context: SlurmContext, throttle?: number): Promise<string> {
+  const first = runs[0];
+  if (!first || runs.length > MAX_ARRAY_ELEMENTS) throw new Error(`a job array holds 1 to ${MAX_ARRAY_ELEMENTS} runs, not ${runs.length}`);
+  const args = sbatchArgs({
+    ...jobRequest(first, context),
+    name: first.spec.batchId ?? first.id,
+    array: { size: runs.length, ...(throttle !== undefined ? { throttle } : {}) },
+  });
+  const script = arrayScript(
+    context.command,
+    ["runs", "drive"],
+    runs.map((r) => r.id),
+  );
+  const arrayId = await oneSubmissionSlot(() => sbatch({ args, script, env: { ...process.env, REBENCH_DB: context.db } }));
+  const request = args.filter((a) => a !== "--hold");
+  try {
+    await pool([...runs.keys()], RECORDING_AT_ONCE, (i) =>
+      store.append(runs[i]!.id, { type: "job_submitted", executor: "slurm", jobId: `${arrayId}_${i}`, request }),
+    );
+  } catch (error) {
+    // Held, so no element ran: the runs recorded so far see their element gone, and are submitted again.
+    await cancelJob(arrayId).catch(() => undefined);
+    throw error;
+  }
+  await releaseJob(arrayId);
+  context.onArraySubmitted?.(runs, arrayId);
+  return arrayId;
+}
+
+/** Appends of `job_submitted` in flight at once while an array's runs are recorded. */
+const RECORDING_AT_ONCE = 8;
+
+/** What a run's job asks Slurm for: its manifest's resources, its partition and options, where its output goes. */
+function jobRequest(run: RunSummary, context: SlurmContext) {
+  const slurm = run.spec.config.slurm;
+  const logDir = context.logDir ?? path.join(rebenchHome(), "slurm");
+  mkdirSync(logDir, { recursive: true });
+  return {
+    resources: runEnvironment(run.spec).manifest.resources,
+    ...(slurm?.partition ? { partition: slurm.partition } : {}),
+    options: slurm?.options ?? [],
+    logDir,
+  };
+}
+
+/**
+ * Submit `runs` as job arrays: one per group of runs that ask for the same (sbatch options but for the
+ * name and output), of at most MAX_ARRAY_ELEMENTS, each running at most `concurrency` elements at once.
+ */
+async function submitRunArrays(store: RunStore, runs: readonly RunSummary[], concurrency: number, context: SlurmContext): Promise<void> {
+  const groups = new Map<string, RunSummary[]>();
+  for (const run of runs) {
+    const { logDir: _logDir, ...asks } = jobRequest(run, context);
+    const key = JSON.stringify(sbatchArgs({ ...asks, name: "", logDir: "" }));
+    groups.set(key, [...(groups.get(key) ?? []), run]);
+  }
+  for (const group of groups.values()) {
+    for (let from = 0; from < group.length; from += MAX_ARRAY_ELEMENTS) {
+      await submitRunArray(store, group.slice(from, from + MAX_ARRAY_ELEMENTS), context, concurrency);
+    }
+  }
+}
+
+/**
  * Bring these runs (executor `slurm`, unfinished) to their end: runs whose job is still queued or running
- * are waited for, the others get a job (at most `concurrency` jobs of them in Slurm at once). Resolves per
- * run with how it ended here: the run ended, or its job ended first.
+ * are waited for; the others that may start anywhere are submitted as job arrays (one sbatch per group of
+ * runs asking for the same; at most `concurrency` elements of an array run at once), and each run that must
+ * continue on its sandbox's node gets a job of its own there (at most `concurrency` of those in Slurm at
+ * once). Resolves per run with how it ended here: the run ended, or its job ended first.
  */
 export async function driveSlurmRuns(
   store: RunStore,
@@ -102,18 +174,35 @@ export async function driveSlurmRuns(
   const jobIds = runs.flatMap((r) => (r.job ? [r.job.id] : []));
   const states = await jobStates(jobIds);
   const watch = new JobWatch(store, context);
+  const outcome = (o: SlurmOutcome): SlurmOutcome => {
+    onOutcome?.(o);
+    return o;
+  };
   try {
-    return await pool(runs, concurrency, async (run) => {
+    const waited: Array<Promise<SlurmOutcome>> = [];
+    const anywhere: RunSummary[] = [];
+    const toNode: Array<{ run: RunSummary; node: string; at: number }> = [];
+    for (const [at, run] of runs.entries()) {
       const current = await store.getRun(run.id);
-      let outcome: SlurmOutcome = { kind: "ended", run: current };
-      if (!isTerminal(current.state)) {
-        const job = current.job ? states.get(current.job.id) : undefined;
-        if (!job || !jobActive(job.state)) await submitRunJob(store, current, context, await resumeNode(current, context));
-        outcome = await watch.wait(run.id);
+      const job = current.job ? states.get(current.job.id) : undefined;
+      if (isTerminal(current.state)) waited[at] = Promise.resolve(outcome({ kind: "ended", run: current }));
+      else if (job && jobActive(job.state)) waited[at] = watch.wait(run.id).then(outcome);
+      else {
+        const node = await resumeNode(current, context);
+        if (node) toNode.push({ run: current, node, at });
+        else anywhere.push(current);
       }
-      onOutcome?.(outcome);
-      return outcome;
+    }
+    // A run is waited for once its new job is recorded: before, its old job's end would count as its job's.
+    await submitRunArrays(store, anywhere, concurrency, context);
+    const index = new Map(runs.map((r, i) => [r.id, i]));
+    for (const run of anywhere) waited[index.get(run.id)!] = watch.wait(run.id).then(outcome);
+    const alone = pool(toNode, concurrency, async ({ run, node }) => {
+      await submitRunJob(store, run, context, node);
+      return watch.wait(run.id).then(outcome);
     });
+    for (const [i, { at }] of toNode.entries()) waited[at] = alone.then((outcomes) => outcomes[i]!);
+    return await Promise.all(waited);
   } finally {
     watch.stop();
   }

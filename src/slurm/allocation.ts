@@ -1,13 +1,14 @@
 /**
  * @module
- * What a Slurm job was given, read from the environment slurmd sets for the batch script: the job id, the
- * node, the GPUs (by index on the node: `SLURM_JOB_GPUS`, else `CUDA_VISIBLE_DEVICES`), the CPUs on the node
+ * What a Slurm job was given, read from the environment slurmd sets for the batch script: the job id (for an
+ * element of a job array, `ARRAYJOB_INDEX`, as squeue, scancel and the run's record name it), the node, the GPUs (by index on the node: `SLURM_JOB_GPUS`, else `CUDA_VISIBLE_DEVICES`), the CPUs on the node
  * and the memory. A run's sandbox is held to these, and its GPUs come from here instead of rebench's
  * host-wide leases: the scheduler already gave them to this job alone.
  */
 import { InvalidInputError } from "../core/index.js";
 
 export interface SlurmAllocation {
+  /** `1234`, or for an element of a job array `1234_5` (the array's job id and the element's index). */
   jobId: string;
   node: string;
   gpus: number[];
@@ -19,8 +20,9 @@ export interface SlurmAllocation {
 
 /** The allocation of the job this process runs in, or undefined outside a Slurm job. */
 export function slurmAllocation(env: NodeJS.ProcessEnv = process.env): SlurmAllocation | undefined {
-  const jobId = env.SLURM_JOB_ID;
-  if (!jobId) return undefined;
+  if (!env.SLURM_JOB_ID) return undefined;
+  const array = env.SLURM_ARRAY_JOB_ID && env.SLURM_ARRAY_TASK_ID ? `${env.SLURM_ARRAY_JOB_ID}_${env.SLURM_ARRAY_TASK_ID}` : undefined;
+  const jobId = array ?? env.SLURM_JOB_ID;
   const cpus = positive(env.SLURM_CPUS_ON_NODE ?? env.SLURM_JOB_CPUS_PER_NODE?.split(/[(,]/)[0]);
   const perNode = positive(env.SLURM_MEM_PER_NODE);
   const perCpu = positive(env.SLURM_MEM_PER_CPU);

@@ -3,7 +3,10 @@
  * Slurm through its own commands (sbatch, scontrol, scancel, squeue, sacct, sinfo), as a user's shell
  * calls them: the cluster is whatever `SLURM_CONF` (or the machine's /etc/slurm) names. A job's state comes
  * from squeue while Slurm still holds the job, then from sacct (the accounting database, or with accounting
- * off, the job completion file: `sacct --completion`); a job neither knows is `UNKNOWN`.
+ * off, the job completion file: `sacct --completion`); a job neither knows is `UNKNOWN`. An element of a job
+ * array is named `ARRAYJOB_INDEX` (`1234_5`): squeue (with `-r`, one element a row), scancel, scontrol and
+ * sacct take that; the job completion file does not (sacct --completion finds elements under their own job
+ * ids), so without accounting an element that slurmctld no longer holds (MinJobAge after its end) is `UNKNOWN`.
  */
 import { execFile } from "node:child_process";
 import { InfrastructureError, UnavailableError } from "../core/index.js";
@@ -85,7 +88,7 @@ function failed(what: string, out: Output): InfrastructureError {
   });
 }
 
-/** Submit a batch job (held when `args` has `--hold`); returns its job id. */
+/** Submit a batch job (held when `args` has `--hold`); returns its job id (a job array's: its elements are `ID_INDEX`). */
 export async function sbatch(request: SubmitRequest): Promise<string> {
   const out = await run("sbatch", ["--parsable", ...request.args], { input: request.script, env: request.env });
   if (out.code !== 0) throw failed("sbatch", out);
@@ -94,7 +97,7 @@ export async function sbatch(request: SubmitRequest): Promise<string> {
   return id;
 }
 
-/** Let a held job be scheduled. */
+/** Let a held job be scheduled (a job array's id: all its elements; `ID_INDEX`: that element). */
 export async function releaseJob(jobId: string): Promise<void> {
   const out = await run("scontrol", ["release", jobId]);
   if (out.code !== 0) throw failed(`scontrol release ${jobId}`, out);
@@ -111,7 +114,7 @@ export async function jobStates(ids: readonly string[]): Promise<Map<string, Job
   const found = new Map<string, JobInfo>();
   const unique = [...new Set(ids)];
   if (unique.length === 0) return found;
-  const queued = await run("squeue", ["-h", "-t", "all", "-j", unique.join(","), "-o", "%i|%T|%N|%r"]);
+  const queued = await run("squeue", ["-h", "-r", "-t", "all", "-j", unique.join(","), "-o", "%i|%T|%N|%r"]);
   if (queued.code !== 0 && !/Invalid job id/i.test(queued.stderr)) throw failed("squeue", queued);
   for (const info of parseRows(queued.stdout)) found.set(info.id, info);
   const missing = unique.filter((id) => !found.has(id));

@@ -126,7 +126,7 @@ export function registerRun(program: Command, io: Io): void {
         .option("--runs <k>", "how many runs", positiveInteger("--runs"), 1)
         .option(
           "--concurrency <c>",
-          "runs at a time (default 1; with --executor slurm, jobs in Slurm at a time, default all)",
+          "runs at a time (default 1; with --executor slurm, the job array's elements running at a time, default all)",
           positiveInteger("--concurrency"),
         )
         .option(

@@ -13,7 +13,7 @@ import { resolveDbPath, storeDisplay } from "../../store/index.js";
 import { BatchProgress } from "../batch-progress.js";
 import { registerBuiltins } from "../builtins.js";
 import { warnContended } from "../contention-warning.js";
-import { slurmContext } from "../executor-options.js";
+import { arraySubmittedLine, slurmContext } from "../executor-options.js";
 import { type Io, printJson } from "../io.js";
 import { positiveInteger, positiveNumber } from "../number-options.js";
 import { reviewAfterRuns } from "../review-after-runs.js";
@@ -60,6 +60,11 @@ async function resume(options: ResumeOptions, io: Io): Promise<void> {
             ...slurmContext(options.db, io, { warn: false }),
             onSubmitted: (run, jobId) => {
               const line = `run ${run.id}: Slurm job ${jobId} submitted\n`;
+              if (progress) progress.note(line);
+              else shownIo.out(line);
+            },
+            onArraySubmitted: (runs, jobId) => {
+              const line = arraySubmittedLine(runs, jobId);
               if (progress) progress.note(line);
               else shownIo.out(line);
             },
