@@ -75,17 +75,35 @@ export type SlurmOutcome = { kind: "ended"; run: RunSummary } | { kind: "jobEnde
 /** Submit a job for `run` (to `node` when given) and record it in the run; returns the job id. */
 export async function submitRunJob(store: RunStore, run: RunSummary, context: SlurmContext, node?: string): Promise<string> {
   const args = sbatchArgs({ ...jobRequest(run, context), name: run.id, ...(node ? { node } : {}) });
-  const jobId = await oneSubmissionSlot(() =>
-    sbatch({ args, script: batchScript(context.command, ["runs", "drive", run.id]), env: { ...process.env, REBENCH_DB: context.db } }),
+  const jobId = await submitRecorded(args, batchScript(context.command, ["runs", "drive", run.id]), context, (id, request) =>
+    store.append(run.id, { type: "job_submitted", executor: "slurm", jobId: id, request }),
   );
+  context.onSubmitted?.(run, jobId);
+  return jobId;
+}
+
+/**
+ * Submit a job (or array) held, `record` it in its runs (given its id and the request without `--hold`), then
+ * release it, so that it never runs unrecorded. When recording fails the job is cancelled: held, nothing of it
+ * ran, and the runs recorded so far see their job gone and are submitted again.
+ */
+async function submitRecorded(
+  args: string[],
+  script: string,
+  context: SlurmContext,
+  record: (jobId: string, request: string[]) => Promise<unknown>,
+): Promise<string> {
+  const jobId = await oneSubmissionSlot(() => sbatch({ args, script, env: { ...process.env, REBENCH_DB: context.db } }));
   try {
-    await store.append(run.id, { type: "job_submitted", executor: "slurm", jobId, request: args.filter((a) => a !== "--hold") });
+    await record(
+      jobId,
+      args.filter((a) => a !== "--hold"),
+    );
   } catch (error) {
     await cancelJob(jobId).catch(() => undefined);
     throw error;
   }
   await releaseJob(jobId);
-  context.onSubmitted?.(run, jobId);
   return jobId;
 }
 
@@ -107,18 +125,9 @@ export async function submitRunArray(store: RunStore, runs: readonly RunSummary[
     ["runs", "drive"],
     runs.map((r) => r.id),
   );
-  const arrayId = await oneSubmissionSlot(() => sbatch({ args, script, env: { ...process.env, REBENCH_DB: context.db } }));
-  const request = args.filter((a) => a !== "--hold");
-  try {
-    await pool([...runs.keys()], RECORDING_AT_ONCE, (i) =>
-      store.append(runs[i]!.id, { type: "job_submitted", executor: "slurm", jobId: `${arrayId}_${i}`, request }),
-    );
-  } catch (error) {
-    // Held, so no element ran: the runs recorded so far see their element gone, and are submitted again.
-    await cancelJob(arrayId).catch(() => undefined);
-    throw error;
-  }
-  await releaseJob(arrayId);
+  const arrayId = await submitRecorded(args, script, context, (id, request) =>
+    pool([...runs.keys()], RECORDING_AT_ONCE, (i) => store.append(runs[i]!.id, { type: "job_submitted", executor: "slurm", jobId: `${id}_${i}`, request })),
+  );
   context.onArraySubmitted?.(runs, arrayId);
   return arrayId;
 }
@@ -180,7 +189,7 @@ export async function driveSlurmRuns(
   };
   try {
     const waited: Array<Promise<SlurmOutcome>> = [];
-    const anywhere: RunSummary[] = [];
+    const anywhere: Array<{ run: RunSummary; at: number }> = [];
     const toNode: Array<{ run: RunSummary; node: string; at: number }> = [];
     for (const [at, run] of runs.entries()) {
       const current = await store.getRun(run.id);
@@ -190,13 +199,17 @@ export async function driveSlurmRuns(
       else {
         const node = await resumeNode(current, context);
         if (node) toNode.push({ run: current, node, at });
-        else anywhere.push(current);
+        else anywhere.push({ run: current, at });
       }
     }
     // A run is waited for once its new job is recorded: before, its old job's end would count as its job's.
-    await submitRunArrays(store, anywhere, concurrency, context);
-    const index = new Map(runs.map((r, i) => [r.id, i]));
-    for (const run of anywhere) waited[index.get(run.id)!] = watch.wait(run.id).then(outcome);
+    await submitRunArrays(
+      store,
+      anywhere.map((a) => a.run),
+      concurrency,
+      context,
+    );
+    for (const { run, at } of anywhere) waited[at] = watch.wait(run.id).then(outcome);
     const alone = pool(toNode, concurrency, async ({ run, node }) => {
       await submitRunJob(store, run, context, node);
       return watch.wait(run.id).then(outcome);
